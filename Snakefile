@@ -1,0 +1,20 @@
+# biokernels: kernel methods for biology, one Snakemake workflow.
+# Studies live in rules/*.smk; every figure and table is a named target rule
+# (see the README's target list). `snakemake -n` shows the DAG of `all`.
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/demo.smk"
+
+
+rule all:
+    input:
+        DEMO_TARGETS,
+    default_target: True

@@ -1,0 +1,41 @@
+"""Checks of the workflow configuration that a JSON schema cannot express."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def find_missing_paths(config: Mapping, base: str | Path = ".", prefix: str = "") -> list[str]:
+    """List the config keys ending in ``_path`` whose value names a file or
+    folder that does not exist.
+
+    By convention every input path of a real-data config is such a key
+    (e.g. ``diffusion.network_path``); relative paths are taken from ``base``
+    (the workflow's working directory). Empty or ``null`` values are skipped
+    (the input is optional).
+
+    Parameters
+    ----------
+    config : mapping
+        The validated config (nested dicts and lists).
+    base : path
+    prefix : str
+        Dotted key of ``config`` inside the whole config (for recursion).
+
+    Returns
+    -------
+    list of str
+        One message per missing path, naming the dotted key, e.g.
+        ``"config key 'diffusion.network_path': '../x.tsv' does not exist"``.
+    """
+    problems: list[str] = []
+    for key, value in config.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            problems += find_missing_paths(value, base, dotted + ".")
+        elif isinstance(value, str) and value and str(key).endswith("_path"):
+            if not (Path(base) / value).exists():
+                problems.append(f"config key '{dotted}': {value!r} does not exist "
+                                f"(relative to {Path(base).resolve()})")
+    return problems

@@ -1,0 +1,62 @@
+"""Shared fixtures: the repository, the workflow's rules, fresh work dirs."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+SNAKEMAKE = str(BIN / "snakemake")
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+# What a fresh clone holds, for the workflow (no results, caches or venv).
+_WORKFLOW_ITEMS = ["Snakefile", "rules", "scripts", "src", "config", "envs", "report",
+                   "profiles", "resources/README.md", "Makefile", "pyproject.toml"]
+_IGNORE = shutil.ignore_patterns("__pycache__", "*.egg-info", ".snakemake", "results")
+
+
+def copy_workflow(dest: Path) -> Path:
+    """Copy the workflow's tracked parts to ``dest`` (a fresh-clone stand-in)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for item in _WORKFLOW_ITEMS:
+        src = REPO / item
+        if src.is_dir():
+            shutil.copytree(src, dest / item, ignore=_IGNORE)
+        else:
+            (dest / item).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / item)
+    return dest
+
+
+def run_snakemake(args: list[str], cwd: Path, check: bool = True, env: dict | None = None,
+                  timeout: int = 600) -> subprocess.CompletedProcess:
+    """Run the venv's snakemake CLI in ``cwd``; output is captured as text."""
+    proc = subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True,
+                          env=env, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed ({proc.returncode}):\n"
+                             f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return proc
+
+
+@pytest.fixture
+def workdir(tmp_path) -> Path:
+    """A fresh copy of the workflow in a temporary folder."""
+    return copy_workflow(tmp_path / "wf")
+
+
+@pytest.fixture(scope="session")
+def workflow_rules():
+    """The workflow's rules, parsed by Snakemake's own API (name -> Rule)."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
+
+    with SnakemakeApi(OutputSettings(quiet=True)) as api:
+        wf = api.workflow(resource_settings=ResourceSettings(), config_settings=ConfigSettings(),
+                          snakefile=REPO / "Snakefile", workdir=REPO)
+        yield {rule.name: rule for rule in wf._workflow.rules}
