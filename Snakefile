@@ -12,9 +12,11 @@ configfile: "config/config.yaml"
 
 include: "rules/common.smk"
 include: "rules/demo.smk"
+include: "rules/theory.smk"
 
 
 rule all:
     input:
         DEMO_TARGETS,
+        THEORY_TARGETS,
     default_target: True
