@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from slurm_cluster import SlurmCluster, slurm_unavailable_reason
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -60,3 +63,27 @@ def workflow_rules():
         wf = api.workflow(resource_settings=ResourceSettings(), config_settings=ConfigSettings(),
                           snakefile=REPO / "Snakefile", workdir=REPO)
         yield {rule.name: rule for rule in wf._workflow.rules}
+
+
+def require_slurm() -> None:
+    """Skip the calling test when no SLURM cluster can run here.
+
+    With ``BIOKERNELS_REQUIRE_SLURM=1`` in the environment (CI, where
+    ``.ci/install-slurm.sh`` ran) the test fails instead of being skipped.
+    """
+    reason = slurm_unavailable_reason()
+    if reason is None:
+        return
+    if os.environ.get("BIOKERNELS_REQUIRE_SLURM") == "1":
+        pytest.fail(f"BIOKERNELS_REQUIRE_SLURM=1 but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster():
+    """A running single-node SLURM cluster (tests/slurm_cluster.py: partitions
+    ``cpu`` and ``gpu`` with one fake GPU), shared by the whole session; use
+    ``slurm_cluster.env`` for sbatch/squeue/snakemake subprocesses."""
+    require_slurm()
+    with SlurmCluster() as cluster:
+        yield cluster

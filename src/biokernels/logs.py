@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import logging
+import os
+import platform
 import sys
 from pathlib import Path
 
 
 def rule_logger(log_path: str | Path, name: str = "biokernels") -> logging.Logger:
     """Return a logger that writes to a rule's ``log:`` file and to stderr.
+
+    Its first line records where the job ran: the host, and the SLURM job id,
+    partition and ``CUDA_VISIBLE_DEVICES`` (``<unset>`` outside SLURM / without
+    a GPU), so a log shows whether a job had a GPU allocated.
 
     Uncaught exceptions are written to the log too (then re-raised by Python
     as usual, so Snakemake marks the job failed and removes its outputs).
@@ -38,4 +44,8 @@ def rule_logger(log_path: str | Path, name: str = "biokernels") -> logging.Logge
         sys.__excepthook__(exc_type, exc, tb)
 
     sys.excepthook = _excepthook
+    env = {k: os.environ.get(k, "<unset>") for k in ("SLURM_JOB_ID", "SLURM_JOB_PARTITION",
+                                                        "CUDA_VISIBLE_DEVICES")}
+    logger.info("job environment: host=%s %s", platform.node(),
+                " ".join(f"{k}={v}" for k, v in env.items()))
     return logger
