@@ -12,11 +12,13 @@ configfile: "config/config.yaml"
 
 include: "rules/common.smk"
 include: "rules/demo.smk"
+include: "rules/diffusion_mkl.smk"
 include: "rules/theory.smk"
 
 
 rule all:
     input:
         DEMO_TARGETS,
+        DKL_TARGETS,
         THEORY_TARGETS,
     default_target: True

@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 
@@ -56,4 +57,92 @@ def plot_sweep(table: pd.DataFrame, x: str, title: str) -> "matplotlib.figure.Fi
     ax.set_ylabel("$R^2$")
     ax.set_title(title)
     ax.legend(frameon=False)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Diffusion-kernel MKL (Sun, Ji & Ye 2008), Figures 1-8 and the sensitivity
+
+_PAPER_FIG = {"ligand": {"roc_threshold": 1, "roc_per_kernel": 2, "best_roc_per_task": 3,
+                         "scatter_vs_ubaseline": 4},
+              "vonmering": {"roc_threshold": 5, "roc_per_kernel": 6, "best_roc_per_task": 7,
+                            "scatter_vs_ubaseline": 8}}
+
+
+def plot_diffusion(kind: str, table: pd.DataFrame, dataset: str, paper_dataset: str
+                   ) -> "matplotlib.figure.Figure":
+    """Draw one figure of the diffusion-kernel study from its table.
+
+    Parameters
+    ----------
+    kind : {"roc_threshold", "roc_per_kernel", "best_roc_per_task",
+            "scatter_vs_ubaseline", "sensitivity"}
+    table : DataFrame from the matching ``biokernels.protein_function``
+        function (``roc_threshold_table`` etc.)
+    dataset, paper_dataset : str
+        For the title (e.g. ``vonmering_mips``, ``vonmering``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kind``.
+    """
+    num = _PAPER_FIG.get(paper_dataset, {}).get(kind)
+    label = f"Fig. {num}" if num else "Sensitivity"
+    title = f"{label} ({dataset})"
+    if kind == "roc_threshold":
+        fig, ax = plt.subplots(figsize=(6, 4.2))
+        for m, g in table.groupby("method"):
+            style = "-" if m in ("mDKL", "DKL", "mDKLKL", "DKLKL") else "--"
+            ax.plot(g["threshold"], g["n_tasks"], style, label=m, lw=1.3)
+        ax.set_xlabel("ROC threshold")
+        ax.set_ylabel("number of tasks with ROC above")
+        ax.legend(fontsize=7, frameon=False, ncol=2)
+    elif kind == "roc_per_kernel":
+        fig, ax = plt.subplots(figsize=(5.5, 3.6))
+        ax.plot(table["minus_beta"], table["mean_roc"], "o-", ms=3)
+        best = table[table["is_rbaseline"]].iloc[0]
+        ax.plot(best["minus_beta"], best["mean_roc"], "r*", ms=12, label="rBaseline kernel")
+        ax.set_xlabel(r"$-\beta$")
+        ax.set_ylabel("mean ROC over tasks")
+        ax.legend(frameon=False)
+    elif kind == "best_roc_per_task":
+        fig, ax = plt.subplots(figsize=(6.5, 3.6))
+        ax.bar(np.arange(1, len(table) + 1), table["best_roc"], color="tab:blue")
+        ax.set_xlabel("task")
+        ax.set_ylabel("best single-kernel ROC (uBaseline)")
+        ax.set_ylim(0.4, 1.0)
+    elif kind == "scatter_vs_ubaseline":
+        methods = list(dict.fromkeys(table["method"]))
+        fig, axes = plt.subplots(1, len(methods), figsize=(3.1 * len(methods), 3.2), squeeze=False)
+        for ax, m in zip(axes[0], methods):
+            g = table[table["method"] == m]
+            ax.scatter(g["ubaseline_auc"], g["auc"], s=10)
+            lo = float(min(g["ubaseline_auc"].min(), g["auc"].min(), 0.5))
+            ax.plot([lo, 1], [lo, 1], "k:", lw=1)
+            ax.set_xlabel("uBaseline ROC")
+            ax.set_ylabel(f"{m} ROC")
+            ax.set_title(f"{int(g['above_diagonal'].sum())}/{len(g)} above", fontsize=9)
+    elif kind == "sensitivity":
+        params = list(dict.fromkeys(table["parameter"]))
+        fig, axes = plt.subplots(1, len(params), figsize=(4 * len(params), 3.4), squeeze=False)
+        for ax, prm in zip(axes[0], params):
+            g = table[table["parameter"] == prm]
+            for m, gm in g.groupby("method"):
+                ax.plot(gm["value"], gm["mean_roc"], "o-", label=m)
+            if prm in ("C", "lam"):
+                ax.set_xscale("log")
+            if prm == "C":
+                ax.axvline(g["C_chosen"].iloc[0], color="grey", ls=":", lw=1)
+            ax.set_xlabel({"C": "SVM C", "lam": r"$\lambda$", "n_kernels": r"kernels ($-\beta_{max}/0.1$)"}[prm])
+            ax.set_ylabel("mean ROC")
+            ax.legend(frameon=False, fontsize=8)
+    else:
+        raise ValueError(f"unknown diffusion figure kind {kind!r}")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
     return fig

@@ -134,3 +134,38 @@ def test_failing_rule_leaves_no_output_and_rerun_resumes(workdir):
     assert re.search(r"^demo_sweep\s+1$", out, re.M)
     assert not re.search(r"^demo_generate\s+\d+$", out, re.M), "the rerun regenerated finished inputs"
     assert (workdir / "results/demo/tables/demo_lam_sweep.tsv").exists()
+
+
+TINY_DKL = REPO / "tests/configs/diffusion_tiny.yaml"
+DKL_TARGETS = ["dkl_table2", "dkl_table3", "dkl_table4", "dkl_fig1", "dkl_fig2", "dkl_fig3", "dkl_fig4",
+               "dkl_sensitivity"]
+
+
+def test_diffusion_study_end_to_end_on_a_tiny_network(workdir):
+    run_snakemake(["--cores", "2", *DKL_TARGETS, "--configfile", str(TINY_DKL)], workdir)
+    tables = workdir / "results/diffusion/tiny/tables"
+    mean_roc = pd.read_csv(tables / "mean_roc.tsv", sep="\t").set_index("method")
+    assert {"DKL", "mDKL", "eBaseline", "rBaseline", "uBaseline", "SM1", "Neighbor Counting"} <= set(mean_roc.index)
+    assert mean_roc["mean_roc"].between(0.5, 1).all()
+    assert mean_roc.loc["uBaseline", "uses_test_labels"]
+    stability = pd.read_csv(tables / "stability.tsv", sep="\t").set_index("method")
+    assert (stability["n_splits"] == 3).all() and "SM1" not in stability.index  # as the paper's Table 4
+    wilcoxon = pd.read_csv(tables / "wilcoxon.tsv", sep="\t").set_index("method")
+    assert wilcoxon.loc["mDKL", "mDKL"] == 1.0 and wilcoxon[["DKL", "mDKL"]].le(1).all().all()
+    for kind in ("roc_threshold", "roc_per_kernel", "best_roc_per_task", "scatter_vs_ubaseline", "sensitivity"):
+        assert (workdir / f"results/diffusion/tiny/figures/{kind}.png").stat().st_size > 1000, kind
+    sens = pd.read_csv(tables / "sensitivity.tsv", sep="\t")
+    assert set(sens["parameter"]) == {"C", "lam", "n_kernels"}
+
+
+def test_missing_input_file_fails_before_any_job_naming_the_key(workdir):
+    cfg = {"diffusion": {"datasets": ["real"], "sources": {"real": {
+        "paper_dataset": "vonmering", "type": "edgelist", "network_path": "no/such/edges.tsv",
+        "mips_genes_path": "g.txt", "mips_terms_path": "t.txt", "mips_adjacency_path": "a.txt",
+        "min_annotated": 10}}}}
+    path = workdir / "config/bad.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = run_snakemake(["--cores", "1", "dkl_table5", "--configfile", str(path)], workdir, check=False)
+    assert proc.returncode != 0
+    assert "diffusion.sources.real.network_path" in proc.stderr + proc.stdout
+    assert not (workdir / "results").exists()

@@ -1,0 +1,305 @@
+# Diffusion-kernel MKL on protein networks (Sun, Ji & Ye, BMC Bioinformatics
+# 2008): network + functions -> Laplacian eigendecomposition -> per split:
+# single kernels, eBaseline, DKL/mDKL (six formulations), SM1, neighbourhood
+# baselines -> Tables 2-7, Figures 1-8, and a sensitivity figure.
+
+rule diffusion_inputs:
+    input:
+        dkl_input_files,
+    output:
+        edges="resources/diffusion/{ds}/edges.tsv",
+        labels="resources/diffusion/{ds}/labels.tsv",
+        splits="resources/diffusion/{ds}/splits.tsv",
+        summary="resources/diffusion/{ds}/inputs.json",
+    params:
+        source=lambda wc: dkl_source(wc.ds),
+        n_random_splits=DKL["n_random_splits"],
+        test_fraction=DKL["test_fraction"],
+        seed=SEED,
+    log:
+        "results/diffusion/{ds}/logs/inputs.log",
+    benchmark:
+        "results/diffusion/{ds}/benchmarks/inputs.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/diffusion_inputs.py"
+
+
+rule diffusion_eigen:
+    input:
+        edges="resources/diffusion/{ds}/edges.tsv",
+        labels="resources/diffusion/{ds}/labels.tsv",
+    output:
+        "resources/diffusion/{ds}/eigen.npz",
+    log:
+        "results/diffusion/{ds}/logs/eigen.log",
+    benchmark:
+        "results/diffusion/{ds}/benchmarks/eigen.tsv"
+    conda:
+        ENV_CORE
+    threads: 2
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    script:
+        "../scripts/diffusion_eigen.py"
+
+
+rule diffusion_split:
+    """GPU-tagged: kernel blocks are built with torch on `device`."""
+    input:
+        eigen="resources/diffusion/{ds}/eigen.npz",
+        edges="resources/diffusion/{ds}/edges.tsv",
+        labels="resources/diffusion/{ds}/labels.tsv",
+        splits="resources/diffusion/{ds}/splits.tsv",
+    output:
+        roc="results/diffusion/{ds}/splits/{split}/roc.tsv",
+        kernel_roc="results/diffusion/{ds}/splits/{split}/kernel_roc.tsv",
+        weights="results/diffusion/{ds}/splits/{split}/weights.tsv",
+        times="results/diffusion/{ds}/splits/{split}/times.tsv",
+        cv="results/diffusion/{ds}/splits/{split}/inner_cv.tsv",
+    params:
+        cfg=DKL,
+        seed=SEED,
+        device=DEVICE,
+    log:
+        "results/diffusion/{ds}/logs/split_{split}.log",
+    benchmark:
+        "results/diffusion/{ds}/benchmarks/split_{split}.tsv"
+    conda:
+        ENV_TORCH
+    threads: 2
+    resources:
+        gpu=1,
+        slurm_partition=GPU_PARTITION,
+        mem_mb=8000,
+        runtime=120,
+    script:
+        "../scripts/diffusion_split.py"
+
+
+rule diffusion_sm1:
+    """SM1 on the given split (the paper's Tables 2-3 only), where it fits."""
+    input:
+        eigen="resources/diffusion/{ds}/eigen.npz",
+        labels="resources/diffusion/{ds}/labels.tsv",
+        splits="resources/diffusion/{ds}/splits.tsv",
+        cv="results/diffusion/{ds}/splits/00/inner_cv.tsv",
+    output:
+        roc="results/diffusion/{ds}/splits/00/roc_sm1.tsv",
+        weights="results/diffusion/{ds}/splits/00/weights_sm1.tsv",
+        times="results/diffusion/{ds}/splits/00/times_sm1.tsv",
+    params:
+        cfg=DKL,
+        device=DEVICE,
+    log:
+        "results/diffusion/{ds}/logs/sm1.log",
+    benchmark:
+        "results/diffusion/{ds}/benchmarks/sm1.tsv"
+    conda:
+        ENV_TORCH
+    threads: 1
+    resources:
+        mem_mb=int(DKL["sm1"]["max_memory_gb"] * 1024) + 2000,
+        runtime=int(DKL["sm1"]["max_seconds"] / 60) + 30,
+    script:
+        "../scripts/diffusion_sm1.py"
+
+
+rule diffusion_table:
+    input:
+        roc=dkl_table_rocs,
+        times=["results/diffusion/{ds}/splits/00/times.tsv", "results/diffusion/{ds}/splits/00/times_sm1.tsv"],
+    output:
+        "results/diffusion/{ds}/tables/{kind}.tsv",
+    wildcard_constraints:
+        kind="mean_roc|wilcoxon|stability",
+    log:
+        "results/diffusion/{ds}/logs/table_{kind}.log",
+    benchmark:
+        "results/diffusion/{ds}/benchmarks/table_{kind}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/diffusion_table.py"
+
+
+rule diffusion_figure_table:
+    input:
+        roc=["results/diffusion/{ds}/splits/00/roc.tsv", "results/diffusion/{ds}/splits/00/roc_sm1.tsv"],
+        kernel_roc="results/diffusion/{ds}/splits/00/kernel_roc.tsv",
+    output:
+        "results/diffusion/{ds}/tables/{kind}.tsv",
+    wildcard_constraints:
+        kind="roc_threshold|roc_per_kernel|best_roc_per_task|scatter_vs_ubaseline",
+    log:
+        "results/diffusion/{ds}/logs/table_{kind}.log",
+    benchmark:
+        "results/diffusion/{ds}/benchmarks/table_{kind}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/diffusion_figure_table.py"
+
+
+rule diffusion_sensitivity:
+    """GPU-tagged: mean ROC on the given split against C, lam and the end of
+    the beta grid."""
+    input:
+        eigen="resources/diffusion/{ds}/eigen.npz",
+        labels="resources/diffusion/{ds}/labels.tsv",
+        splits="resources/diffusion/{ds}/splits.tsv",
+    output:
+        "results/diffusion/{ds}/tables/sensitivity.tsv",
+    params:
+        cfg=DKL,
+        seed=SEED,
+        device=DEVICE,
+    log:
+        "results/diffusion/{ds}/logs/sensitivity.log",
+    benchmark:
+        "results/diffusion/{ds}/benchmarks/sensitivity.tsv"
+    conda:
+        ENV_TORCH
+    threads: 2
+    resources:
+        gpu=1,
+        slurm_partition=GPU_PARTITION,
+        mem_mb=8000,
+        runtime=120,
+    script:
+        "../scripts/diffusion_sensitivity.py"
+
+
+rule diffusion_plot:
+    input:
+        "results/diffusion/{ds}/tables/{kind}.tsv",
+    output:
+        pdf="results/diffusion/{ds}/figures/{kind}.pdf",
+        png=report(
+            "results/diffusion/{ds}/figures/{kind}.png",
+            caption="../report/diffusion_{kind}.rst",
+            category="Diffusion-kernel MKL",
+            subcategory="{ds}",
+        ),
+    wildcard_constraints:
+        kind="roc_threshold|roc_per_kernel|best_roc_per_task|scatter_vs_ubaseline|sensitivity",
+    params:
+        paper_dataset=lambda wc: dkl_source(wc.ds)["paper_dataset"],
+    log:
+        "results/diffusion/{ds}/logs/plot_{kind}.log",
+    benchmark:
+        "results/diffusion/{ds}/benchmarks/plot_{kind}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/diffusion_plot.py"
+
+
+# Named targets: the paper's tables and figures.
+rule dkl_table2:
+    """Table 2: mean ROC and kernel-learning time, Ligand-type data set."""
+    input:
+        dkl_paper_outputs("table", 2),
+
+
+rule dkl_table3:
+    """Table 3: Wilcoxon p-values of DKL and mDKL vs every method, Ligand."""
+    input:
+        dkl_paper_outputs("table", 3),
+
+
+rule dkl_table4:
+    """Table 4: stability over splits (mean and SD of the mean ROC), Ligand."""
+    input:
+        dkl_paper_outputs("table", 4),
+
+
+rule dkl_table5:
+    """Table 5: mean ROC and time, von Mering-type data set."""
+    input:
+        dkl_paper_outputs("table", 5),
+
+
+rule dkl_table6:
+    """Table 6: Wilcoxon p-values, von Mering."""
+    input:
+        dkl_paper_outputs("table", 6),
+
+
+rule dkl_table7:
+    """Table 7: stability over splits, von Mering."""
+    input:
+        dkl_paper_outputs("table", 7),
+
+
+rule dkl_fig1:
+    """Figure 1: number of tasks above each ROC threshold, Ligand."""
+    input:
+        dkl_paper_outputs("figure", 1),
+
+
+rule dkl_fig2:
+    """Figure 2: mean ROC of each single kernel vs -beta, Ligand."""
+    input:
+        dkl_paper_outputs("figure", 2),
+
+
+rule dkl_fig3:
+    """Figure 3: best ROC per task (uBaseline), Ligand."""
+    input:
+        dkl_paper_outputs("figure", 3),
+
+
+rule dkl_fig4:
+    """Figure 4: each formulation vs uBaseline per task, Ligand."""
+    input:
+        dkl_paper_outputs("figure", 4),
+
+
+rule dkl_fig5:
+    """Figure 5: number of tasks above each ROC threshold, von Mering."""
+    input:
+        dkl_paper_outputs("figure", 5),
+
+
+rule dkl_fig6:
+    """Figure 6: mean ROC of each single kernel vs -beta, von Mering."""
+    input:
+        dkl_paper_outputs("figure", 6),
+
+
+rule dkl_fig7:
+    """Figure 7: best ROC per task (uBaseline), von Mering."""
+    input:
+        dkl_paper_outputs("figure", 7),
+
+
+rule dkl_fig8:
+    """Figure 8: each formulation vs uBaseline per task, von Mering."""
+    input:
+        dkl_paper_outputs("figure", 8),
+
+
+rule dkl_sensitivity:
+    """Mean ROC against the SVM's C, lam and the end of the beta grid."""
+    input:
+        [f for ds in DKL_DATASETS for f in [f"results/diffusion/{ds}/tables/sensitivity.tsv",
+                                             *figure(f"diffusion/{ds}", "sensitivity")]],

@@ -1,0 +1,24 @@
+"""Snakemake entry: the numbers behind Figures 1-8 of the diffusion study."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa: F821
+
+import pandas as pd  # noqa: E402
+
+from biokernels import stats as pf  # noqa: E402
+from biokernels.logs import rule_logger  # noqa: E402
+
+smk = snakemake  # noqa: F821
+log = rule_logger(smk.log[0])
+kind = smk.wildcards.kind
+roc = pd.concat([pd.read_csv(p, sep="\t") for p in smk.input.roc])
+kernel_roc = pd.read_csv(smk.input.kernel_roc, sep="\t")
+table = {
+    "roc_threshold": lambda: pf.roc_threshold_table(roc),
+    "roc_per_kernel": lambda: pf.roc_per_kernel_table(kernel_roc),
+    "best_roc_per_task": lambda: pf.best_roc_per_task_table(kernel_roc),
+    "scatter_vs_ubaseline": lambda: pf.scatter_table(roc),
+}[kind]()
+table.to_csv(smk.output[0], sep="\t", index=False, float_format="%.6g")
+log.info("wrote %s (%d rows)", smk.output[0], len(table))

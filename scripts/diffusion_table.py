@@ -1,0 +1,26 @@
+"""Snakemake entry: Tables 2-7 of the diffusion study (mean ROC and time,
+Wilcoxon p-values, stability over splits)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa: F821
+
+import pandas as pd  # noqa: E402
+
+from biokernels.logs import rule_logger  # noqa: E402
+from biokernels.stats import mean_roc_table, stability_table, wilcoxon_table  # noqa: E402
+
+smk = snakemake  # noqa: F821
+log = rule_logger(smk.log[0])
+kind = smk.wildcards.kind
+roc = pd.concat([pd.read_csv(p, sep="\t").assign(split=p.split("/")[-2]) for p in smk.input.roc])
+roc = roc.dropna(subset=["method"])
+if kind == "mean_roc":
+    times = pd.concat([pd.read_csv(p, sep="\t") for p in smk.input.times])
+    table = mean_roc_table(roc, times)
+elif kind == "wilcoxon":
+    table = wilcoxon_table(roc)
+else:
+    table = stability_table(roc)
+table.to_csv(smk.output[0], sep="\t", index=False, float_format="%.6g")
+log.info("%s:\n%s", kind, table.to_string())

@@ -1,0 +1,103 @@
+"""Multi-label protein-function tables (one task per function)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from biokernels.io.networks import InputError
+
+
+def _read_lines(path: str | Path) -> list[str]:
+    with open(path) as fh:
+        return [line.strip() for line in fh if line.strip()]
+
+
+def read_mips_funcat(genes_path: str | Path, terms_path: str | Path,
+                     adjacency_path: str | Path) -> pd.DataFrame:
+    """Read MIPS FunCat annotations in the Mashup benchmark layout.
+
+    Parameters
+    ----------
+    genes_path : path
+        One gene (yeast ORF) per line; line i is gene index i (1-based).
+    terms_path : path
+        One FunCat code per line (e.g. ``11.02``); line i is term index i.
+    adjacency_path : path
+        ``gene_index <tab> term_index`` per annotation, both 1-based.
+
+    Returns
+    -------
+    DataFrame of 0/1, shape (n_genes, n_terms), index ``protein`` (ORF),
+    columns the FunCat codes (as strings).
+
+    Raises
+    ------
+    InputError
+        If an index is out of range or not an integer (file and row named).
+
+    Source: Cho, Berger & Peng (Cell Systems 2016) Mashup data files.
+    """
+    genes = _read_lines(genes_path)
+    terms = _read_lines(terms_path)
+    pairs = pd.read_csv(adjacency_path, sep="\t", header=None, dtype=str)
+    if pairs.shape[1] < 2:
+        raise InputError(f"{adjacency_path}: expected two tab-separated columns (gene_index, term_index)")
+    idx = pairs.iloc[:, :2].apply(pd.to_numeric, errors="coerce")
+    for col, n, what in ((0, len(genes), "gene"), (1, len(terms), "term")):
+        bad = np.flatnonzero(idx[col].isna() | (idx[col] < 1) | (idx[col] > n))
+        if bad.size:
+            raise InputError(f"{adjacency_path}: row {bad[0] + 1}, column {col + 1}: expected a {what} "
+                             f"index in 1..{n}, got {pairs.iloc[bad[0], col]!r}")
+    Y = np.zeros((len(genes), len(terms)), dtype=int)
+    Y[idx[0].to_numpy(int) - 1, idx[1].to_numpy(int) - 1] = 1
+    return pd.DataFrame(Y, index=pd.Index(genes, name="protein"), columns=terms)
+
+
+def select_tasks(labels: pd.DataFrame, proteins: list[str], min_annotated: int
+                 ) -> tuple[pd.DataFrame, dict[str, int]]:
+    """Restrict a label table to the network's proteins and keep the tasks
+    with at least ``min_annotated`` positive proteins there.
+
+    Proteins of the network without any annotation stay, with 0 in every
+    task (they are negatives, as in the paper's setting where each task is
+    one function against the rest). Proteins annotated but absent from the
+    network cannot be predicted from it: they are dropped and counted.
+
+    Parameters
+    ----------
+    labels : DataFrame of 0/1, index proteins, columns tasks
+    proteins : list of str
+        The network's proteins (row order of the result).
+    min_annotated : int
+        Minimum number of positive network proteins for a task to be kept.
+
+    Returns
+    -------
+    tasks : DataFrame of 0/1, shape (len(proteins), n_kept_tasks)
+    counts : dict with ``annotated_not_in_network``, ``network_unannotated``,
+        ``tasks_total``, ``tasks_kept``.
+
+    Raises
+    ------
+    InputError
+        If no task keeps ``min_annotated`` positives, or labels are not 0/1.
+    """
+    values = labels.to_numpy()
+    if not np.isin(values, (0, 1)).all():
+        raise InputError("labels must be 0/1")
+    annotated = labels.index[labels.sum(axis=1) > 0]
+    in_net = set(proteins)
+    Y = labels.reindex(proteins, fill_value=0)
+    Y = Y.fillna(0).astype(int)
+    keep = Y.columns[Y.sum(axis=0) >= min_annotated]
+    counts = {"annotated_not_in_network": int(sum(p not in in_net for p in annotated)),
+              "network_unannotated": int((Y.sum(axis=1) == 0).sum()),
+              "tasks_total": labels.shape[1], "tasks_kept": len(keep)}
+    if len(keep) == 0:
+        raise InputError(f"no task has >= {min_annotated} annotated proteins in the network")
+    out = Y[keep]
+    out.index.name = "protein"
+    return out, counts

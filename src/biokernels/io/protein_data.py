@@ -1,0 +1,132 @@
+"""Data sets of the diffusion-kernel study: network, tasks and splits
+(Sun, Ji & Ye 2008), from the embedded generator or from real files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+
+def random_splits(proteins: pd.Index, n_splits: int, test_fraction: float,
+                  rng: np.random.Generator) -> pd.DataFrame:
+    """``n_splits`` random train/test partitions of the proteins.
+
+    Returns
+    -------
+    DataFrame (n_proteins, n_splits) of ``"train"``/``"test"``, columns
+    ``"01"``, ``"02"``, ... (``"00"`` is reserved for the given split).
+    """
+    n = len(proteins)
+    n_test = int(round(test_fraction * n))
+    cols = {}
+    for s in range(1, n_splits + 1):
+        is_test = np.zeros(n, bool)
+        is_test[rng.choice(n, n_test, replace=False)] = True
+        cols[f"{s:02d}"] = np.where(is_test, "test", "train")
+    return pd.DataFrame(cols, index=proteins)
+
+
+def prepare_inputs(source: dict, n_random_splits: int, test_fraction: float,
+                   rng: np.random.Generator, log=None
+                   ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict]:
+    """Build a data set's cleaned network, task table and splits from its
+    config entry (``diffusion.sources.<name>``).
+
+    Source types: ``synthetic`` (:func:`biokernels.synth.networks.planted_function_network`),
+    ``edgelist`` (a TSV network, e.g. the von Mering PPI network) and ``gem``
+    (a LIGAND-style enzyme network rebuilt from a metabolic model,
+    :func:`biokernels.io.networks.ligand_style_network`); the real ones take
+    MIPS FunCat labels (:func:`biokernels.io.labels.read_mips_funcat`) and keep
+    the functions with at least ``min_annotated`` proteins in the network.
+    Real data sets have no published split: split 00 is a seeded random one.
+
+    Returns
+    -------
+    edges : DataFrame ``protein_a``, ``protein_b``, ``weight``
+    labels : DataFrame of 0/1 (n, t), index ``protein`` (the node order)
+    splits : DataFrame (n, 1 + n_random_splits) of train/test, columns ``00``..
+    summary : dict of counts (cleaning, annotation, components)
+
+    Raises
+    ------
+    biokernels.io.networks.InputError
+        On malformed files (named with the row/field).
+    """
+    from biokernels.io.labels import read_mips_funcat, select_tasks
+    from biokernels.io.networks import (adjacency_matrix, component_summary, ligand_style_network,
+                                        read_edge_list)
+    from biokernels.synth.networks import planted_function_network
+
+    say = log.info if log else (lambda *a, **k: None)
+    kind = source["type"]
+    summary: dict = {"type": kind, "paper_dataset": source["paper_dataset"]}
+    if kind == "synthetic":
+        edges, labels, given = planted_function_network(source["n_proteins"], source["n_edges"],
+                                                      source["n_tasks"], rng, test_fraction=test_fraction)
+        proteins = list(labels.index)
+    else:
+        if kind == "edgelist":
+            edges, counts = read_edge_list(source["network_path"], source.get("source_col", "protein_a"),
+                                           source.get("target_col", "protein_b"), source.get("weight_col"))
+        else:
+            gem = pd.read_csv(source["gem_path"], sep="\t", dtype=str, keep_default_na=False)
+            edges, counts = ligand_style_network(gem, source["currency_metabolites"], source["gem_path"])
+            summary["currency_metabolites"] = list(source["currency_metabolites"])
+        summary["network"] = counts
+        proteins = sorted(set(edges["protein_a"]) | set(edges["protein_b"]))
+        mips = read_mips_funcat(source["mips_genes_path"], source["mips_terms_path"],
+                                source["mips_adjacency_path"])
+        labels, label_counts = select_tasks(mips, proteins, source["min_annotated"])
+        summary["labels"] = label_counts
+        given = None
+    _, A = adjacency_matrix(edges, proteins)
+    summary["components"] = component_summary(A)
+    summary.update(proteins=len(proteins), edges=len(edges), tasks=labels.shape[1])
+    say("data set: %s", summary)
+    if given is None:
+        given = random_splits(labels.index, 1, test_fraction, rng)["01"]
+    splits = pd.concat([given.rename("00"), random_splits(labels.index, n_random_splits, test_fraction, rng)],
+                       axis=1)
+    splits.index.name = "protein"
+    return edges, labels, splits, summary
+
+
+def load_split_inputs(eigen_path, labels_path, splits_path, split: str = "00"
+                      ) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, np.ndarray]:
+    """Load what one split's computations need, in the eigendecomposition's
+    protein order.
+
+    Parameters
+    ----------
+    eigen_path : path
+        ``.npz`` with ``d`` (n,), ``P`` (n, n), ``proteins`` (n,).
+    labels_path, splits_path : path
+        TSVs written by :func:`prepare_inputs` (index ``protein``).
+    split : str
+        Column of the splits table (``"00"`` is the given split).
+
+    Returns
+    -------
+    d : (n,), P : (n, n), labels : DataFrame (n, t) of 0/1, train_mask : bool (n,)
+
+    Raises
+    ------
+    ValueError
+        If a protein of the network lacks a label row or a split entry, or
+        the split column is missing (the file is named).
+    """
+    with np.load(eigen_path) as f:
+        d, P, proteins = f["d"], f["P"], [str(p) for p in f["proteins"]]
+    labels = pd.read_csv(labels_path, sep="\t", index_col=0)
+    labels.index = labels.index.astype(str)
+    splits = pd.read_csv(splits_path, sep="\t", index_col=0, dtype=str)
+    splits.index = splits.index.astype(str)
+    if split not in splits.columns:
+        raise ValueError(f"{splits_path}: no split column {split!r}; found {list(splits.columns)}")
+    for name, table in ((labels_path, labels), (splits_path, splits)):
+        missing = pd.Index(proteins).difference(table.index)
+        if len(missing):
+            raise ValueError(f"{name}: {len(missing)} network protein(s) missing, e.g. {list(missing[:3])}")
+    train_mask = (splits.loc[proteins, split] == "train").to_numpy()
+    return d, P, labels.loc[proteins], train_mask

@@ -1,0 +1,201 @@
+"""SM1 (Lanckriet et al. 2004 QCQP) against independent checks.
+
+* one kernel: SM1 is the ordinary soft-margin SVM on the kernel scaled to the
+  trace constraint, so it must agree with scikit-learn's SVC (LIBSVM);
+* the weights are non-negative and meet ``Σ μ_i trace(K_i) = c``;
+* the optimal value is ``min_μ ω(Σ μ_i K_i)`` (minimax duality): for p = 2 it
+  matches a brute-force search over the weight simplex, each point solved by SVC;
+* the shared-basis/diagonal-factor input gives the same fit as dense kernels.
+"""
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+from scipy.optimize import minimize_scalar
+from sklearn.svm import SVC
+
+from biokernels.solvers.sm1 import SM1, default_solver, psd_factor, sm1_cost, sm1_fits
+
+N_ALL, N_TRAIN = 40, 30
+TR, TE = np.arange(N_TRAIN), np.arange(N_TRAIN, N_ALL)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(N_ALL, 2))
+    y = np.where(X[:, 0] + X[:, 1] + 0.3 * rng.normal(size=N_ALL) > 0, 1.0, -1.0)
+    # Two complementary kernels, each seeing one feature; the ridge keeps them well
+    # conditioned so the SVM dual (and hence α) is unique and tightly determined.
+    K1 = np.outer(X[:, 0], X[:, 0]) + 0.2 * np.eye(N_ALL)
+    K2 = np.exp(-0.5 * (X[:, 1][:, None] - X[:, 1][None, :]) ** 2) + 0.2 * np.eye(N_ALL)
+    return {"y": y, "K": [K1, K2], "r": np.array([np.trace(K1), np.trace(K2)])}
+
+
+def svc_alpha(K, y, C):
+    """LIBSVM's dual variables α (all training points) and the fitted SVC."""
+    svc = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K, y)
+    a = np.zeros(y.size)
+    a[svc.support_] = np.abs(svc.dual_coef_[0])
+    return a, svc
+
+
+def omega(K, y, C):
+    """ω(K) = max 2α'e - α'G(K)α (Sun et al. Eq. 5), evaluated at LIBSVM's maximiser."""
+    a, _ = svc_alpha(K, y, C)
+    G = (y[:, None] * y[None, :]) * K
+    return 2 * a.sum() - a @ G @ a
+
+
+@pytest.mark.parametrize("C", [0.3, 3.0])
+@pytest.mark.parametrize("trace", [None, 7.0])
+def test_single_kernel_is_the_svm_on_the_trace_scaled_kernel(data, C, trace):
+    y, K, r = data["y"], data["K"][1], data["r"][1]
+    m = SM1(C=C, trace=trace).fit([K[np.ix_(TR, TR)]], y[TR], [r])
+    c = r if trace is None else trace            # default c = mean of the traces
+    # One kernel: the trace constraint alone fixes μ = c / r.
+    np.testing.assert_allclose(m.weights_, [c / r], rtol=1e-10)
+    Ks = (c / r) * K
+    a, svc = svc_alpha(Ks[np.ix_(TR, TR)], y[TR], C)
+    dual = np.zeros(N_TRAIN)
+    dual[svc.support_] = svc.dual_coef_[0]
+    np.testing.assert_allclose(m.alpha_, a, atol=2e-5 * C)
+    np.testing.assert_allclose(m.dual_coef_, dual, atol=2e-5 * C)
+    assert m.intercept_ == pytest.approx(svc.intercept_[0], abs=1e-5)
+    np.testing.assert_allclose(m.decision_function([K[np.ix_(TE, TR)]]),
+                               svc.decision_function(Ks[np.ix_(TE, TR)]), atol=1e-5)
+    np.testing.assert_array_equal(m.predict([K[np.ix_(TE, TR)]]), svc.predict(Ks[np.ix_(TE, TR)]))
+    # The QCQP's optimal value is ω of that kernel (twice LIBSVM's dual objective).
+    assert m.objective_ == pytest.approx(omega(Ks[np.ix_(TR, TR)], y[TR], C), rel=1e-6)
+    assert m.solver_ == default_solver() and m.status_ == "optimal"
+
+
+def test_weights_nonnegative_and_meet_the_trace_constraint(data):
+    y = data["y"]
+    K3 = np.ones((N_ALL, N_ALL)) + 0.1 * np.eye(N_ALL)       # an uninformative kernel
+    Ks = data["K"] + [K3]
+    r = np.array([np.trace(K) for K in Ks]) * np.array([1.0, 2.0, 1.5])  # any full traces >= blocks
+    m = SM1(C=1.0, trace=5.0).fit([K[np.ix_(TR, TR)] for K in Ks], y[TR], r)
+    assert np.all(m.weights_ >= 0)
+    assert m.weights_ @ r == pytest.approx(5.0, rel=1e-10)
+    assert m.kernel_multipliers_.sum() == pytest.approx(1.0)
+    # α is the SVM solution for the learned kernel: SVC on Σ μ_i K_i agrees.
+    Kmu = m.combine([K[np.ix_(TR, TR)] for K in Ks])
+    a, _ = svc_alpha(Kmu, y[TR], 1.0)
+    np.testing.assert_allclose(m.alpha_, a, atol=1e-4)
+
+
+@pytest.mark.parametrize("C", [0.3, 3.0])
+def test_optimal_value_is_the_min_over_weights_of_the_svm_dual(data, C):
+    """Brute force for p = 2: K(ν) = c (ν K1/r1 + (1-ν) K2/r2), ν in [0, 1]."""
+    y, (K1, K2), r = data["y"], data["K"], data["r"]
+    blocks = [K1[np.ix_(TR, TR)], K2[np.ix_(TR, TR)]]
+    m = SM1(C=C).fit(blocks, y[TR], r)
+    c = m.trace_
+
+    def om(nu):
+        return omega(c * (nu * blocks[0] / r[0] + (1 - nu) * blocks[1] / r[1]), y[TR], C)
+
+    grid = np.linspace(0.0, 1.0, 51)
+    values = np.array([om(v) for v in grid])
+    # Weak duality: the QCQP value is <= ω at every feasible weight ...
+    assert m.objective_ <= values.min() * (1 + 1e-7)
+    # ... and equals the minimum (ω(ν) is convex; refine the grid minimum).
+    k = int(values.argmin())
+    best = minimize_scalar(om, bounds=(grid[max(k - 1, 0)], grid[min(k + 1, 50)]),
+                           method="bounded", options={"xatol": 1e-7})
+    assert m.objective_ == pytest.approx(best.fun, rel=1e-6)
+    # The optimum is interior here and the learned weights sit at the minimiser.
+    assert 0.05 < best.x < 0.95
+    assert m.kernel_multipliers_[0] == pytest.approx(best.x, abs=2e-3)
+    np.testing.assert_allclose(m.weights_, [best.x * c / r[0], (1 - best.x) * c / r[1]],
+                               rtol=5e-3)
+
+
+def diffusion_setup(seed=1, n=30, n_train=20, betas=(0.1, 0.5, 2.0)):
+    rng = np.random.default_rng(seed)
+    U = np.triu(rng.random((n, n)) < 0.15, 1)
+    A = (U | U.T).astype(float)
+    L = np.diag(A.sum(1)) - A
+    lam, V = np.linalg.eigh(L)
+    # Diffusion kernels exp(-β L) = V diag(exp(-β λ)) V' (Kondor & Lafferty; Sun et al. Eq. 2).
+    spectra = [np.exp(-b * lam) for b in betas]
+    kernels = [sla.expm(-b * L) for b in betas]
+    perm = rng.permutation(n)
+    tr, te = perm[:n_train], perm[n_train:]
+    y = np.where(V[:, 1] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return V, spectra, kernels, tr, te, y
+
+
+def test_shared_basis_diagonal_factors_match_dense_kernels():
+    V, spectra, kernels, tr, te, y = diffusion_setup()
+    traces = np.array([s.sum() for s in spectra])            # trace(exp(-βL)) = Σ exp(-βλ)
+    np.testing.assert_allclose(traces, [np.trace(K) for K in kernels], rtol=1e-10)
+    dense = SM1(C=2.0).fit([K[np.ix_(tr, tr)] for K in kernels], y[tr], traces)
+    fact = SM1(C=2.0).fit_factors([np.sqrt(s) for s in spectra], y[tr], traces, basis=V[tr])
+    general = SM1(C=2.0).fit_factors([psd_factor(K[np.ix_(tr, tr)]) for K in kernels], y[tr],
+                                     traces)
+    for m in (fact, general):
+        assert m.objective_ == pytest.approx(dense.objective_, rel=1e-6)
+        np.testing.assert_allclose(m.weights_ * traces, dense.weights_ * traces, atol=1e-4)
+        blocks = [K[np.ix_(te, tr)] for K in kernels]
+        np.testing.assert_allclose(m.decision_function(blocks), dense.decision_function(blocks),
+                                   atol=1e-4)
+
+
+def test_psd_factor_reconstructs_and_truncates():
+    rng = np.random.default_rng(2)
+    B = rng.normal(size=(12, 4))
+    K = B @ B.T
+    F = psd_factor(K)
+    assert F.shape == (12, 4)                              # numerical rank kept
+    np.testing.assert_allclose(F @ F.T, K, atol=1e-10)
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        psd_factor(K - 5 * np.eye(12))
+    with pytest.raises(ValueError, match="symmetric"):
+        psd_factor(K + np.triu(np.ones((12, 12)), 1))
+
+
+def test_bad_inputs_raise(data):
+    y, K, r = data["y"], data["K"][0], data["r"][0]
+    block = K[np.ix_(TR, TR)]
+    with pytest.raises(ValueError, match="FULL"):
+        SM1().fit([block], y[TR], [0.5 * np.trace(block)])     # a train-block-only trace
+    with pytest.raises(ValueError, match="-1 or \\+1"):
+        SM1().fit([block], (y[TR] > 0).astype(float), [r])
+    with pytest.raises(ValueError, match="both classes"):
+        SM1().fit([block], np.ones(N_TRAIN), [r])
+    with pytest.raises(ValueError, match="training block"):
+        SM1().fit([block[:-1, :-1]], y[TR], [r])
+    with pytest.raises(ValueError, match="one trace per kernel"):
+        SM1().fit([block], y[TR], [r, r])
+    with pytest.raises(ValueError, match="C"):
+        SM1(C=0).fit([block], y[TR], [r])
+    with pytest.raises(RuntimeError, match="fit"):
+        SM1().decision_function([K[np.ix_(TE, TR)]])
+    m = SM1().fit([block], y[TR], [r])
+    with pytest.raises(ValueError, match="expected 1 kernel"):
+        m.decision_function([K[np.ix_(TE, TR)]] * 2)
+    with pytest.raises(ValueError, match="n_test"):
+        m.decision_function([K[np.ix_(TE, TE)]])
+
+
+def test_cost_model_and_budget():
+    # Ligand-sized with the diffusion-kernel basis: 500 train, 753-column basis, 60 kernels.
+    ok, reason = sm1_fits(500, 60, 753, basis_dim=753, diagonal=True)
+    assert ok, reason
+    # Dense factors of full rank on von Mering (2617 proteins, ~1300 train): far too big.
+    ok, reason = sm1_fits(1300, 60, 1300, max_memory_bytes=8 * 2 ** 30, max_seconds=3600)
+    assert not ok and "skipped" in reason and "GiB" in reason
+    # One diffusion-basis fit on von Mering (~1300 train) is minutes; 76 tasks are not.
+    ok, _ = sm1_fits(1300, 60, 2617, basis_dim=2617, diagonal=True, max_seconds=3600)
+    assert ok
+    ok, reason = sm1_fits(1300, 60, 2617, basis_dim=2617, diagonal=True, max_seconds=3600,
+                          n_fits=76)
+    assert not ok and "76 fits" in reason and "time over" in reason
+    small = sm1_cost(100, 10, 50)
+    big = sm1_cost(200, 10, 50)
+    assert big["seconds"] > small["seconds"] and big["memory_bytes"] > small["memory_bytes"]
+    assert small["nnz"] == 10 * 50 * 100
+    with pytest.raises(ValueError):
+        sm1_cost(100, 3, [10, 10])
