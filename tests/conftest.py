@@ -23,9 +23,29 @@ _WORKFLOW_ITEMS = ["Snakefile", "rules", "scripts", "src", "config", "envs", "re
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.egg-info", ".snakemake", "results")
 
 
+def _project_files() -> list[str] | None:
+    """Files a clone of the repository would hold (tracked, plus new files
+    not ignored by git), or None outside a git checkout."""
+    proc = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                          cwd=REPO, capture_output=True, text=True)
+    return proc.stdout.splitlines() if proc.returncode == 0 else None
+
+
 def copy_workflow(dest: Path) -> Path:
-    """Copy the workflow's tracked parts to ``dest`` (a fresh-clone stand-in)."""
+    """Copy the workflow's parts to ``dest`` as a fresh clone would have them:
+    in a git checkout only files git tracks or would add (so a file hidden by
+    .gitignore is missing here as in a clone); otherwise the workflow folders."""
     dest.mkdir(parents=True, exist_ok=True)
+    files = _project_files()
+    if files is not None:
+        for rel in files:
+            top = rel.split("/")[0]
+            if top in _WORKFLOW_ITEMS or rel in _WORKFLOW_ITEMS:
+                src = REPO / rel
+                if src.is_file():
+                    (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(src, dest / rel)
+        return dest
     for item in _WORKFLOW_ITEMS:
         src = REPO / item
         if src.is_dir():
