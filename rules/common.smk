@@ -5,8 +5,11 @@ import sys
 from snakemake.utils import validate
 
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))
-from biokernels.config import find_missing_paths  # noqa: E402
+from biokernels.config import find_missing_paths, schema_errors  # noqa: E402
 
+_schema_problems = schema_errors(config, os.path.join(workflow.basedir, "config/schemas/config.schema.yaml"))
+if _schema_problems:
+    raise WorkflowError("Config validation failed:\n" + "\n".join(_schema_problems))
 validate(config, schema="../config/schemas/config.schema.yaml")
 
 _missing = find_missing_paths(config)
@@ -51,9 +54,11 @@ def dkl_source(ds):
     return DKL["sources"][ds]
 
 
-def dkl_paper_outputs(kind, number):
+def dkl_paper_outputs(kind, number, required=False):
     """Files of Table/Figure `number` of kind 'table' or 'figure' for every
-    configured data set that stands for the paper's data set with it."""
+    configured data set that stands for the paper's data set with it. With
+    `required`, no such data set is an error (a named target that would do
+    nothing)."""
     out = []
     for ds in DKL_DATASETS:
         pd_ = dkl_source(ds)["paper_dataset"]
@@ -63,7 +68,16 @@ def dkl_paper_outputs(kind, number):
                 out.append(f"results/diffusion/{ds}/tables/{name}.tsv")
                 if kind == "figure":
                     out += figure(f"diffusion/{ds}", name)
+    if required and not out:
+        paper = "ligand" if number <= 4 else "vonmering"  # Tables 2-4 and Figures 1-4: Ligand
+        raise WorkflowError(f"{kind} {number} needs a data set with paper_dataset: {paper} in "
+                            f"diffusion.datasets (configured: {DKL_DATASETS})")
     return out
+
+
+def dkl_target(kind, number):
+    """Input function of the named target of Table/Figure `number`."""
+    return lambda wildcards: dkl_paper_outputs(kind, number, required=True)
 
 
 def dkl_input_files(wildcards):

@@ -191,7 +191,7 @@ rule diffusion_plot:
         pdf="results/diffusion/{ds}/figures/{kind}.pdf",
         png=report(
             "results/diffusion/{ds}/figures/{kind}.png",
-            caption="../report/diffusion_{kind}.rst",
+            caption="../report/diffusion.rst",
             category="Diffusion-kernel MKL",
             subcategory="{ds}",
         ),
@@ -217,85 +217,85 @@ rule diffusion_plot:
 rule dkl_table2:
     """Table 2: mean ROC and kernel-learning time, Ligand-type data set."""
     input:
-        dkl_paper_outputs("table", 2),
+        dkl_target("table", 2),
 
 
 rule dkl_table3:
     """Table 3: Wilcoxon p-values of DKL and mDKL vs every method, Ligand."""
     input:
-        dkl_paper_outputs("table", 3),
+        dkl_target("table", 3),
 
 
 rule dkl_table4:
     """Table 4: stability over splits (mean and SD of the mean ROC), Ligand."""
     input:
-        dkl_paper_outputs("table", 4),
+        dkl_target("table", 4),
 
 
 rule dkl_table5:
     """Table 5: mean ROC and time, von Mering-type data set."""
     input:
-        dkl_paper_outputs("table", 5),
+        dkl_target("table", 5),
 
 
 rule dkl_table6:
     """Table 6: Wilcoxon p-values, von Mering."""
     input:
-        dkl_paper_outputs("table", 6),
+        dkl_target("table", 6),
 
 
 rule dkl_table7:
     """Table 7: stability over splits, von Mering."""
     input:
-        dkl_paper_outputs("table", 7),
+        dkl_target("table", 7),
 
 
 rule dkl_fig1:
     """Figure 1: number of tasks above each ROC threshold, Ligand."""
     input:
-        dkl_paper_outputs("figure", 1),
+        dkl_target("figure", 1),
 
 
 rule dkl_fig2:
     """Figure 2: mean ROC of each single kernel vs -beta, Ligand."""
     input:
-        dkl_paper_outputs("figure", 2),
+        dkl_target("figure", 2),
 
 
 rule dkl_fig3:
     """Figure 3: best ROC per task (uBaseline), Ligand."""
     input:
-        dkl_paper_outputs("figure", 3),
+        dkl_target("figure", 3),
 
 
 rule dkl_fig4:
     """Figure 4: each formulation vs uBaseline per task, Ligand."""
     input:
-        dkl_paper_outputs("figure", 4),
+        dkl_target("figure", 4),
 
 
 rule dkl_fig5:
     """Figure 5: number of tasks above each ROC threshold, von Mering."""
     input:
-        dkl_paper_outputs("figure", 5),
+        dkl_target("figure", 5),
 
 
 rule dkl_fig6:
     """Figure 6: mean ROC of each single kernel vs -beta, von Mering."""
     input:
-        dkl_paper_outputs("figure", 6),
+        dkl_target("figure", 6),
 
 
 rule dkl_fig7:
     """Figure 7: best ROC per task (uBaseline), von Mering."""
     input:
-        dkl_paper_outputs("figure", 7),
+        dkl_target("figure", 7),
 
 
 rule dkl_fig8:
     """Figure 8: each formulation vs uBaseline per task, von Mering."""
     input:
-        dkl_paper_outputs("figure", 8),
+        dkl_target("figure", 8),
 
 
 rule dkl_sensitivity:

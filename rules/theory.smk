@@ -36,7 +36,7 @@ rule theory_plot:
         pdf="results/theory/figures/{tid}.pdf",
         png=report(
             "results/theory/figures/{tid}.png",
-            caption="../report/theory_{tid}.rst",
+            caption="../report/theory.rst",
             category="Transfer theory (linear setting)",
         ),
     wildcard_constraints:

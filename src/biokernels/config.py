@@ -39,3 +39,29 @@ def find_missing_paths(config: Mapping, base: str | Path = ".", prefix: str = ""
                 problems.append(f"config key '{dotted}': {value!r} does not exist "
                                 f"(relative to {Path(base).resolve()})")
     return problems
+
+
+def schema_errors(config: Mapping, schema_path: str | Path) -> list[str]:
+    """Check ``config`` against a JSON schema (YAML file) and return one short
+    line per violation, naming the dotted key, e.g.
+    ``"config key 'demo': Additional properties are not allowed ('n_trian'
+    was unexpected)"``; empty when valid.
+
+    Snakemake's own ``validate`` (run afterwards, it also fills defaults)
+    prints the whole schema and config with the first error; this gives the
+    reader every error, one line each. Source: jsonschema (library).
+    """
+    import jsonschema
+    import yaml
+
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    lines = []
+    for err in sorted(validator.iter_errors(dict(config)), key=lambda e: list(map(str, e.absolute_path))):
+        leaves = [err]
+        if err.context:  # if/then and oneOf: report the innermost reasons
+            leaves = [e for e in err.context if not e.context] or leaves
+        for e in leaves:
+            key = ".".join(map(str, e.absolute_path)) or "<top level>"
+            lines.append(f"config key '{key}': {e.message}")
+    return list(dict.fromkeys(lines))

@@ -30,7 +30,11 @@ def test_edge_list_cleaning_is_counted(tmp_path):
 
 @pytest.mark.parametrize("text, match", [
     ("a\tb\tw\nP1\tP2\t-1\n", r"data row 1, column 'w': negative weight"),
-    ("a\tb\tw\nP1\tP2\t1\nP1\tP3\tx\n", r"data row 2, column 'w': expected a number, got 'x'"),
+    ("a\tb\tw\nP1\tP2\t1\nP1\tP3\tx\n", r"data row 2, column 'w': expected a finite number, got 'x'"),
+    ("a\tb\tw\nP1\tP2\tinf\n", r"data row 1, column 'w': expected a finite number, got 'inf'"),
+    ("a\tb\tw\nP1\tP2\t1\nP1\tP3\t1\textra\n", r"cannot parse as a tab-separated table"),
+    ("", r"the file is empty"),
+    ("a\tb\tw\n", r"the network has no edges"),
     ("a\tc\tw\nP1\tP2\t1\n", r"missing column\(s\) \['b'\]"),
     ("a\tb\tw\nP1\t\t1\n", r"data row 1: empty protein identifier"),
 ])
@@ -88,6 +92,12 @@ def test_mips_funcat_and_task_selection(tmp_path):
     bad = _tsv(tmp_path / "bad.txt", "1\t1\n9\t1\n")
     with pytest.raises(InputError, match=r"row 2, column 1: expected a gene index in 1..4, got '9'"):
         read_mips_funcat(genes, terms, bad)
+    frac = _tsv(tmp_path / "frac.txt", "1\t1\n2\t1.5\n")  # would be truncated to term 1
+    with pytest.raises(InputError, match=r"row 2, column 2: expected a term index in 1..2, got '1.5'"):
+        read_mips_funcat(genes, terms, frac)
+    dup = _tsv(tmp_path / "dup.txt", "Y1\nY2\nY1\n")
+    with pytest.raises(InputError, match=r"gene identifiers must be unique; 1 repeated, e.g. \['Y1'\]"):
+        read_mips_funcat(dup, terms, adj)
 
 
 VONMERING = SHARED_DATA / "yeast_vonmering_ppi"

@@ -21,14 +21,22 @@ def _named_targets(workflow_rules) -> list[str]:
     return sorted(n for n, r in workflow_rules.items() if r.norun and n not in AGGREGATES)
 
 
-def _scheduled_outputs(stdout: str) -> set[str]:
-    """Output files of the jobs a dry-run schedules (its 'output:' lines)."""
-    outs = set()
+def _dry_run_jobs(stdout: str) -> dict[str, dict[str, set[str]]]:
+    """Jobs of a dry-run's output, rule -> {"input": files, "output": files}
+    (files of all jobs of that rule together)."""
+    jobs: dict[str, dict[str, set[str]]] = {}
+    rule = None
     for line in stdout.splitlines():
+        m = re.match(r"^(?:local)?rule (\w+):$", line.strip())
+        if m:
+            rule = m.group(1)
+            jobs.setdefault(rule, {"input": set(), "output": set()})
+            continue
         line = line.strip()
-        if line.startswith("output:"):
-            outs |= {p.strip() for p in line[len("output:"):].split(",")}
-    return outs
+        for key in ("input", "output"):
+            if rule and line.startswith(key + ":"):
+                jobs[rule][key] |= {p.strip() for p in line[len(key) + 1:].split(",") if p.strip()}
+    return jobs
 
 
 def _resource(rule, name):
@@ -38,6 +46,7 @@ def _resource(rule, name):
 
 def test_dry_run_lists_the_dag(workdir):
     out = run_snakemake(["-n"], workdir).stdout
+    assert set(_dry_run_jobs(out)) >= {"demo_sweep", "theory_table", "diffusion_split", "all"}
     for rule in ("demo_generate", "demo_sweep", "demo_figure", "all"):
         assert re.search(rf"^{rule}\s+\d+$", out, re.M), f"{rule} missing from the dry-run job stats"
 
@@ -83,16 +92,18 @@ def test_bad_config_fails_before_any_job(workdir, edit, key):
     (workdir / "config/config.yaml").write_text(yaml.safe_dump(cfg))
     proc = run_snakemake(["--cores", "1"], workdir, check=False)
     assert proc.returncode != 0
-    assert key in proc.stderr + proc.stdout
+    assert f"config key '" in proc.stderr + proc.stdout and key in proc.stderr + proc.stdout
     assert not (workdir / "results").exists() and not (workdir / "resources/demo").exists()
 
 
 def test_each_named_target_schedules_only_its_own_work(workdir, workflow_rules):
     targets = _named_targets(workflow_rules)
     assert len(targets) >= 2
-    own = {t: {str(p) for p in workflow_rules[t].input} for t in targets}
+    runs = {t: _dry_run_jobs(run_snakemake(["-n", t], workdir).stdout) for t in targets}
+    own = {t: runs[t][t]["input"] for t in targets}   # the target's own tables and figures
     for t in targets:
-        scheduled = _scheduled_outputs(run_snakemake(["-n", t], workdir).stdout)
+        assert own[t], f"{t} asks for nothing"
+        scheduled = set().union(*(j["output"] for j in runs[t].values()))
         assert own[t] <= scheduled, f"{t}: its own files are not all scheduled"
         for other in targets:
             if other != t:
@@ -113,9 +124,11 @@ def test_run_one_target_then_report(workdir):
     log = (workdir / "results/demo/logs/demo_sweep_lam.log").read_text()
     assert "device=" in log
 
-    run_snakemake(["--report", "results/report.html", "demo_lam_sweep"], workdir)
+    run_snakemake(["--cores", "2", "theory_projection_vs_nt"], workdir)
+    run_snakemake(["--report", "results/report.html", "demo_lam_sweep", "theory_projection_vs_nt"], workdir)
     html = (workdir / "results/report.html").read_text(errors="replace")
     assert "demo_lam_sweep.png" in html and "Laplace kernel" in html
+    assert "projection_vs_nt.png" in html and "Monte-Carlo means" in html  # its caption
 
 
 def test_failing_rule_leaves_no_output_and_rerun_resumes(workdir):
@@ -156,6 +169,15 @@ def test_diffusion_study_end_to_end_on_a_tiny_network(workdir):
         assert (workdir / f"results/diffusion/tiny/figures/{kind}.png").stat().st_size > 1000, kind
     sens = pd.read_csv(tables / "sensitivity.tsv", sep="\t")
     assert set(sens["parameter"]) == {"C", "lam", "n_kernels"}
+    run_snakemake(["--report", "results/dkl.html", *DKL_TARGETS, "--configfile", str(TINY_DKL)], workdir)
+    html = (workdir / "results/dkl.html").read_text(errors="replace")
+    for kind in ("roc_threshold", "roc_per_kernel", "best_roc_per_task", "scatter_vs_ubaseline", "sensitivity"):
+        assert f"{kind}.png" in html, kind
+    assert "rBaseline" in html  # a caption rendered from report/diffusion.rst
+    # A von Mering table with no von Mering-type data set configured is an
+    # error naming what is missing, not a silent no-op.
+    proc = run_snakemake(["-n", "dkl_table5", "--configfile", str(TINY_DKL)], workdir, check=False)
+    assert proc.returncode != 0 and "paper_dataset: vonmering" in proc.stdout + proc.stderr
 
 
 def test_missing_input_file_fails_before_any_job_naming_the_key(workdir):

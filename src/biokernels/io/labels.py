@@ -7,12 +7,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from biokernels.io.networks import InputError
+from biokernels.io.networks import InputError, read_table
 
 
-def _read_lines(path: str | Path) -> list[str]:
+def _read_lines(path: str | Path, what: str) -> list[str]:
+    if not Path(path).is_file():
+        raise InputError(f"{path}: expected a file of {what}, one per line")
     with open(path) as fh:
-        return [line.strip() for line in fh if line.strip()]
+        lines = [line.strip() for line in fh if line.strip()]
+    if not lines:
+        raise InputError(f"{path}: the file is empty (expected {what}, one per line)")
+    dup = pd.Index(lines)[pd.Index(lines).duplicated()]
+    if len(dup):
+        raise InputError(f"{path}: {what} must be unique; {len(dup)} repeated, e.g. {list(dup[:3])}")
+    return lines
 
 
 def read_mips_funcat(genes_path: str | Path, terms_path: str | Path,
@@ -36,18 +44,24 @@ def read_mips_funcat(genes_path: str | Path, terms_path: str | Path,
     Raises
     ------
     InputError
-        If an index is out of range or not an integer (file and row named).
+        If a file is missing or empty, a gene or term is listed twice, or
+        an index is out of range or not an integer (file and row named).
 
     Source: Cho, Berger & Peng (Cell Systems 2016) Mashup data files.
     """
-    genes = _read_lines(genes_path)
-    terms = _read_lines(terms_path)
-    pairs = pd.read_csv(adjacency_path, sep="\t", header=None, dtype=str)
+    genes = _read_lines(genes_path, "gene identifiers")
+    terms = _read_lines(terms_path, "FunCat terms")
+    pairs = read_table(adjacency_path, header=False)
     if pairs.shape[1] < 2:
         raise InputError(f"{adjacency_path}: expected two tab-separated columns (gene_index, term_index)")
+    short = np.flatnonzero((pairs.iloc[:, 1].str.strip() == "").to_numpy())
+    if short.size:
+        raise InputError(f"{adjacency_path}: row {short[0] + 1}: expected two tab-separated columns "
+                         "(gene_index, term_index), found one")
     idx = pairs.iloc[:, :2].apply(pd.to_numeric, errors="coerce")
     for col, n, what in ((0, len(genes), "gene"), (1, len(terms), "term")):
-        bad = np.flatnonzero(idx[col].isna() | (idx[col] < 1) | (idx[col] > n))
+        v = idx[col]
+        bad = np.flatnonzero((v.isna() | (v < 1) | (v > n) | (v != np.floor(v))).to_numpy())
         if bad.size:
             raise InputError(f"{adjacency_path}: row {bad[0] + 1}, column {col + 1}: expected a {what} "
                              f"index in 1..{n}, got {pairs.iloc[bad[0], col]!r}")

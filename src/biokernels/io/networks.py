@@ -50,11 +50,32 @@ def read_edge_list(path: str | Path, source_col: str = "protein_a", target_col: 
     Raises
     ------
     InputError
-        If a column is missing, an identifier is empty, or a weight is
-        missing, non-numeric or negative (the 1-based data row is named).
+        If the file is missing, empty or malformed, a column is missing, an
+        identifier is empty, a weight is missing, non-numeric, infinite or
+        negative (the 1-based data row is named), or no edge remains.
     """
-    table = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    table = read_table(path)
     return clean_edges(table, str(path), source_col, target_col, weight_col)
+
+
+def read_table(path: str | Path, header: bool = True) -> pd.DataFrame:
+    """Read a tab-separated file as strings (pandas), turning parser errors
+    into :class:`InputError` naming the file and line.
+
+    Raises
+    ------
+    InputError
+        If the path is not a file, the file is empty, or a line has more
+        fields than the header.
+    """
+    if not Path(path).is_file():
+        raise InputError(f"{path}: expected a tab-separated file, found {'a folder' if Path(path).is_dir() else 'nothing'}")
+    try:
+        return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, header=0 if header else None)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path}: the file is empty (expected a tab-separated table)") from None
+    except pd.errors.ParserError as err:
+        raise InputError(f"{path}: cannot parse as a tab-separated table: {err}".strip()) from None
 
 
 def clean_edges(table: pd.DataFrame, origin: str, source_col: str = "protein_a",
@@ -73,10 +94,10 @@ def clean_edges(table: pd.DataFrame, origin: str, source_col: str = "protein_a",
         raise InputError(f"{origin}: data row {empty[0] + 1}: empty protein identifier")
     if weight_col:
         w = pd.to_numeric(table[weight_col], errors="coerce")
-        bad = np.flatnonzero(w.isna().to_numpy())
+        bad = np.flatnonzero(w.isna().to_numpy() | ~np.isfinite(w.to_numpy(float, na_value=np.nan)))
         if bad.size:
             raise InputError(f"{origin}: data row {bad[0] + 1}, column {weight_col!r}: "
-                             f"expected a number, got {table[weight_col].iloc[bad[0]]!r}")
+                             f"expected a finite number, got {table[weight_col].iloc[bad[0]]!r}")
         neg = np.flatnonzero((w < 0).to_numpy())
         if neg.size:
             raise InputError(f"{origin}: data row {neg[0] + 1}, column {weight_col!r}: "
@@ -90,6 +111,8 @@ def clean_edges(table: pd.DataFrame, origin: str, source_col: str = "protein_a",
     loops = edges["protein_a"] == edges["protein_b"]
     edges = edges[~loops]
     merged = edges.groupby(["protein_a", "protein_b"], as_index=False, sort=True)["weight"].max()
+    if merged.empty:
+        raise InputError(f"{origin}: the network has no edges (after dropping {int(loops.sum())} self-loops)")
     counts = {"rows": len(table), "self_loops_dropped": int(loops.sum()),
               "duplicates_merged": int(len(edges) - len(merged)), "edges": len(merged)}
     return merged, counts
