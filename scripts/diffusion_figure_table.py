@@ -12,7 +12,7 @@ from biokernels.logs import rule_logger  # noqa: E402
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 kind = smk.wildcards.kind
-roc = pd.concat([pd.read_csv(p, sep="\t") for p in smk.input.roc])
+roc = pf.read_roc_tables(smk.input.roc)
 kernel_roc = pd.read_csv(smk.input.kernel_roc, sep="\t")
 table = {
     "roc_threshold": lambda: pf.roc_threshold_table(roc),

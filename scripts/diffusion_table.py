@@ -8,13 +8,12 @@ sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa:
 import pandas as pd  # noqa: E402
 
 from biokernels.logs import rule_logger  # noqa: E402
-from biokernels.stats import mean_roc_table, stability_table, wilcoxon_table  # noqa: E402
+from biokernels.stats import mean_roc_table, read_roc_tables, stability_table, wilcoxon_table  # noqa: E402
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 kind = smk.wildcards.kind
-roc = pd.concat([pd.read_csv(p, sep="\t").assign(split=p.split("/")[-2]) for p in smk.input.roc])
-roc = roc.dropna(subset=["method"])
+roc = read_roc_tables(smk.input.roc)
 if kind == "mean_roc":
     times = pd.concat([pd.read_csv(p, sep="\t") for p in smk.input.times])
     table = mean_roc_table(roc, times)

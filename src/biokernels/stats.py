@@ -106,3 +106,31 @@ def scatter_table(roc: pd.DataFrame, methods=("DKL", "DKLKL", "mDKL", "mDKLKL"))
             for task, a, u in zip(wide.index, wide[m], wide["uBaseline"]):
                 rows.append({"task": task, "method": m, "auc": a, "ubaseline_auc": u, "above_diagonal": a > u})
     return pd.DataFrame(rows)
+
+
+def read_roc_tables(paths) -> pd.DataFrame:
+    """Concatenate per-split ROC tables (TSV: method, task, auc), adding a
+    ``split`` column from each file's folder name (``.../splits/<split>/``).
+
+    Empty tables (e.g. SM1 skipped for its cost) are allowed and add no
+    rows; ``auc`` is float64 whatever the files hold.
+
+    Raises
+    ------
+    ValueError
+        If a file lacks one of the columns method, task, auc.
+    """
+    frames = []
+    for p in paths:
+        t = pd.read_csv(p, sep="\t", dtype={"method": str, "task": str})
+        missing = {"method", "task", "auc"} - set(t.columns)
+        if missing:
+            raise ValueError(f"{p}: missing column(s) {sorted(missing)}")
+        if len(t):
+            frames.append(t.assign(split=str(p).replace("\\", "/").split("/")[-2]))
+    if not frames:
+        return pd.DataFrame({"method": pd.Series(dtype=str), "task": pd.Series(dtype=str),
+                             "auc": pd.Series(dtype=float), "split": pd.Series(dtype=str)})
+    out = pd.concat(frames, ignore_index=True)
+    out["auc"] = pd.to_numeric(out["auc"], errors="raise").astype(float)
+    return out

@@ -9,8 +9,9 @@ from biokernels.io.networks import adjacency_matrix
 from biokernels.io.protein_data import prepare_inputs
 from biokernels.kernels.diffusion import diffusion_betas, laplacian, laplacian_eigh
 from biokernels.protein_function import evaluate_sm1, evaluate_split, target_matrix
-from biokernels.stats import (best_roc_per_task_table, mean_roc_table, roc_per_kernel_table,
-                              roc_threshold_table, stability_table, wilcoxon_table)
+from biokernels.stats import (best_roc_per_task_table, mean_roc_table, read_roc_tables,
+                              roc_per_kernel_table, roc_threshold_table, stability_table,
+                              wilcoxon_table)
 from biokernels.synth.networks import planted_function_network
 
 
@@ -141,3 +142,15 @@ def test_figure_tables():
     assert per.loc[1, "mean_roc"] == pytest.approx(0.75) and per.loc[2, "is_rbaseline"]
     best = best_roc_per_task_table(kr).set_index("task")
     assert best.loc["a", "best_roc"] == 0.8 and best.loc["a", "minus_beta"] == pytest.approx(0.2)
+
+
+def test_read_roc_tables_with_a_skipped_method(tmp_path):
+    (tmp_path / "splits/00").mkdir(parents=True)
+    _roc().to_csv(tmp_path / "splits/00/roc.tsv", sep="\t", index=False)
+    # SM1 skipped for its cost writes a header-only table.
+    pd.DataFrame(columns=["method", "task", "auc"]).to_csv(tmp_path / "splits/00/roc_sm1.tsv", sep="\t",
+                                                           index=False)
+    roc = read_roc_tables([tmp_path / "splits/00/roc.tsv", tmp_path / "splits/00/roc_sm1.tsv"])
+    assert len(roc) == 48 and roc["auc"].dtype == float and set(roc["split"]) == {"00"}
+    # The tables downstream work on it (this failed with an object-typed auc).
+    assert wilcoxon_table(roc).set_index("method").loc["eBaseline", "DKL"] < 0.05
