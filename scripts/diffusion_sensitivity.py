@@ -5,7 +5,6 @@ import sys
 
 sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa: F821
 
-import pandas as pd  # noqa: E402
 
 from biokernels.device import describe_device, resolve_device  # noqa: E402
 from biokernels.io.protein_data import load_split_inputs  # noqa: E402
