@@ -37,6 +37,13 @@ def figure(study, fig_id):
 # --- Diffusion-kernel study (rules/diffusion_mkl.smk) ---------------------
 DKL = config["diffusion"]
 DKL_DATASETS = DKL["datasets"]
+# The diffusion settings that each job type reads, and only those (Snakemake reruns a job
+# when its params change, so adding splits or data sets must leave the params
+# of finished jobs alone).
+DKL_SPLIT_PARAMS = {k: DKL[k] for k in ("n_kernels", "beta_step", "lam", "formulations", "solver",
+                                        "svm_C_grid", "inner_folds")}
+DKL_SM1_PARAMS = {k: DKL[k] for k in ("n_kernels", "beta_step", "sm1")}
+DKL_SENSITIVITY_PARAMS = {**DKL_SPLIT_PARAMS, "sensitivity": DKL["sensitivity"]}
 DKL_SPLITS = [f"{i:02d}" for i in range(DKL["n_random_splits"] + 1)]  # 00 = the given split
 
 # Paper numbering: (table/figure kind) -> number, per paper data set.

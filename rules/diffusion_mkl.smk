@@ -9,11 +9,10 @@ rule diffusion_inputs:
     output:
         edges="resources/diffusion/{ds}/edges.tsv",
         labels="resources/diffusion/{ds}/labels.tsv",
-        splits="resources/diffusion/{ds}/splits.tsv",
+        given_split="resources/diffusion/{ds}/splits/00.tsv",
         summary="resources/diffusion/{ds}/inputs.json",
     params:
         source=lambda wc: dkl_source(wc.ds),
-        n_random_splits=DKL["n_random_splits"],
         test_fraction=DKL["test_fraction"],
         seed=SEED,
     log:
@@ -28,6 +27,30 @@ rule diffusion_inputs:
         runtime=10,
     script:
         "../scripts/diffusion_inputs.py"
+
+
+rule diffusion_random_split:
+    input:
+        labels="resources/diffusion/{ds}/labels.tsv",
+    output:
+        "resources/diffusion/{ds}/splits/{split}.tsv",
+    wildcard_constraints:
+        split="(?!00)[0-9]{2}",
+    params:
+        test_fraction=DKL["test_fraction"],
+        seed=SEED,
+    log:
+        "results/diffusion/{ds}/logs/random_split_{split}.log",
+    benchmark:
+        "results/diffusion/{ds}/benchmarks/random_split_{split}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/diffusion_random_split.py"
 
 
 rule diffusion_eigen:
@@ -56,7 +79,7 @@ rule diffusion_split:
         eigen="resources/diffusion/{ds}/eigen.npz",
         edges="resources/diffusion/{ds}/edges.tsv",
         labels="resources/diffusion/{ds}/labels.tsv",
-        splits="resources/diffusion/{ds}/splits.tsv",
+        splits="resources/diffusion/{ds}/splits/{split}.tsv",
     output:
         roc="results/diffusion/{ds}/splits/{split}/roc.tsv",
         kernel_roc="results/diffusion/{ds}/splits/{split}/kernel_roc.tsv",
@@ -64,7 +87,7 @@ rule diffusion_split:
         times="results/diffusion/{ds}/splits/{split}/times.tsv",
         cv="results/diffusion/{ds}/splits/{split}/inner_cv.tsv",
     params:
-        cfg=DKL,
+        cfg=DKL_SPLIT_PARAMS,
         seed=SEED,
         device=DEVICE,
     log:
@@ -88,14 +111,14 @@ rule diffusion_sm1:
     input:
         eigen="resources/diffusion/{ds}/eigen.npz",
         labels="resources/diffusion/{ds}/labels.tsv",
-        splits="resources/diffusion/{ds}/splits.tsv",
+        splits="resources/diffusion/{ds}/splits/00.tsv",
         cv="results/diffusion/{ds}/splits/00/inner_cv.tsv",
     output:
         roc="results/diffusion/{ds}/splits/00/roc_sm1.tsv",
         weights="results/diffusion/{ds}/splits/00/weights_sm1.tsv",
         times="results/diffusion/{ds}/splits/00/times_sm1.tsv",
     params:
-        cfg=DKL,
+        cfg=DKL_SM1_PARAMS,
         device=DEVICE,
     log:
         "results/diffusion/{ds}/logs/sm1.log",
@@ -161,11 +184,11 @@ rule diffusion_sensitivity:
     input:
         eigen="resources/diffusion/{ds}/eigen.npz",
         labels="resources/diffusion/{ds}/labels.tsv",
-        splits="resources/diffusion/{ds}/splits.tsv",
+        splits="resources/diffusion/{ds}/splits/00.tsv",
     output:
         "results/diffusion/{ds}/tables/sensitivity.tsv",
     params:
-        cfg=DKL,
+        cfg=DKL_SENSITIVITY_PARAMS,
         seed=SEED,
         device=DEVICE,
     log:

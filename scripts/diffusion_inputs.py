@@ -14,10 +14,9 @@ smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 # One seed per data set, derived from the global seed and the name.
 rng = np.random.default_rng([smk.params.seed, *smk.wildcards.ds.encode()])
-edges, labels, splits, summary = prepare_inputs(smk.params.source, smk.params.n_random_splits,
-                                                smk.params.test_fraction, rng, log)
+edges, labels, given, summary = prepare_inputs(smk.params.source, smk.params.test_fraction, rng, log)
 edges.to_csv(smk.output.edges, sep="\t", index=False)
 labels.to_csv(smk.output.labels, sep="\t")
-splits.to_csv(smk.output.splits, sep="\t")
+given.to_csv(smk.output.given_split, sep="\t")
 with open(smk.output.summary, "w") as fh:
     json.dump(summary, fh, indent=2)

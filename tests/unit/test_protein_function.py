@@ -46,7 +46,7 @@ def test_generator_rejects_bad_sizes():
 @pytest.fixture(scope="module")
 def tiny_split():
     src = {"type": "synthetic", "paper_dataset": "ligand", "n_proteins": 150, "n_edges": 600, "n_tasks": 4}
-    edges, labels, splits, summary = prepare_inputs(src, 1, 1 / 3, np.random.default_rng(3))
+    edges, labels, splits, summary = prepare_inputs(src, 1 / 3, np.random.default_rng(3))
     proteins = list(labels.index)
     _, A = adjacency_matrix(edges, proteins)
     d, P = laplacian_eigh(laplacian(A))

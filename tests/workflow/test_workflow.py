@@ -178,6 +178,15 @@ def test_diffusion_study_end_to_end_on_a_tiny_network(workdir):
     # error naming what is missing, not a silent no-op.
     proc = run_snakemake(["-n", "dkl_table5", "--configfile", str(TINY_DKL)], workdir, check=False)
     assert proc.returncode != 0 and "paper_dataset: vonmering" in proc.stdout + proc.stderr
+    # One more stability split reruns that split and the stability table,
+    # nothing already finished (splits are separate files, params are slim).
+    more = workdir / "config/more_splits.yaml"
+    more.write_text("diffusion:\n  n_random_splits: 3\n")
+    jobs = _dry_run_jobs(run_snakemake(["-n", *DKL_TARGETS, "--configfile", str(TINY_DKL), str(more)],
+                                       workdir).stdout)
+    assert set(jobs) == {"diffusion_random_split", "diffusion_split", "diffusion_table", "dkl_table4"}
+    assert jobs["diffusion_split"]["output"] >= {"results/diffusion/tiny/splits/03/roc.tsv"}
+    assert not any("/splits/00/" in f or "/splits/01/" in f for f in jobs["diffusion_split"]["output"])
 
 
 def test_missing_input_file_fails_before_any_job_naming_the_key(workdir):

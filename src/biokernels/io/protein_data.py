@@ -8,27 +8,32 @@ import pandas as pd
 
 
 
-def random_splits(proteins: pd.Index, n_splits: int, test_fraction: float,
-                  rng: np.random.Generator) -> pd.DataFrame:
-    """``n_splits`` random train/test partitions of the proteins.
+def random_split(proteins: pd.Index, test_fraction: float, rng: np.random.Generator,
+                 name: str = "split") -> pd.Series:
+    """One random train/test partition of the proteins.
+
+    Parameters
+    ----------
+    proteins : Index of protein names
+    test_fraction : float in (0, 1)
+    rng : numpy.random.Generator
+    name : str
+        Name of the returned Series (the split's id, e.g. ``"03"``).
 
     Returns
     -------
-    DataFrame (n_proteins, n_splits) of ``"train"``/``"test"``, columns
-    ``"01"``, ``"02"``, ... (``"00"`` is reserved for the given split).
+    Series of ``"train"``/``"test"`` indexed by protein, with
+    ``round(test_fraction * n)`` test proteins.
     """
     n = len(proteins)
-    n_test = int(round(test_fraction * n))
-    cols = {}
-    for s in range(1, n_splits + 1):
-        is_test = np.zeros(n, bool)
-        is_test[rng.choice(n, n_test, replace=False)] = True
-        cols[f"{s:02d}"] = np.where(is_test, "test", "train")
-    return pd.DataFrame(cols, index=proteins)
+    is_test = np.zeros(n, bool)
+    is_test[rng.choice(n, int(round(test_fraction * n)), replace=False)] = True
+    out = pd.Series(np.where(is_test, "test", "train"), index=proteins, name=name)
+    out.index.name = "protein"
+    return out
 
 
-def prepare_inputs(source: dict, n_random_splits: int, test_fraction: float,
-                   rng: np.random.Generator, log=None
+def prepare_inputs(source: dict, test_fraction: float, rng: np.random.Generator, log=None
                    ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict]:
     """Build a data set's cleaned network, task table and splits from its
     config entry (``diffusion.sources.<name>``).
@@ -39,13 +44,16 @@ def prepare_inputs(source: dict, n_random_splits: int, test_fraction: float,
     :func:`biokernels.io.networks.ligand_style_network`); the real ones take
     MIPS FunCat labels (:func:`biokernels.io.labels.read_mips_funcat`) and keep
     the functions with at least ``min_annotated`` proteins in the network.
-    Real data sets have no published split: split 00 is a seeded random one.
+    Real data sets have no published split: the given split (``00``) is a
+    seeded random one. The random splits of the stability test are separate
+    (:func:`random_split`, one file each), so asking for more of them leaves
+    the finished ones alone.
 
     Returns
     -------
     edges : DataFrame ``protein_a``, ``protein_b``, ``weight``
     labels : DataFrame of 0/1 (n, t), index ``protein`` (the node order)
-    splits : DataFrame (n, 1 + n_random_splits) of train/test, columns ``00``..
+    given : DataFrame (n, 1) of train/test, column ``00`` (the given split)
     summary : dict of counts (cleaning, annotation, components)
 
     Raises
@@ -85,11 +93,10 @@ def prepare_inputs(source: dict, n_random_splits: int, test_fraction: float,
     summary.update(proteins=len(proteins), edges=len(edges), tasks=labels.shape[1])
     say("data set: %s", summary)
     if given is None:
-        given = random_splits(labels.index, 1, test_fraction, rng)["01"]
-    splits = pd.concat([given.rename("00"), random_splits(labels.index, n_random_splits, test_fraction, rng)],
-                       axis=1)
-    splits.index.name = "protein"
-    return edges, labels, splits, summary
+        given = random_split(labels.index, test_fraction, rng)
+    given = given.rename("00").to_frame()
+    given.index.name = "protein"
+    return edges, labels, given, summary
 
 
 def load_split_inputs(eigen_path, labels_path, splits_path, split: str = "00"
@@ -102,9 +109,10 @@ def load_split_inputs(eigen_path, labels_path, splits_path, split: str = "00"
     eigen_path : path
         ``.npz`` with ``d`` (n,), ``P`` (n, n), ``proteins`` (n,).
     labels_path, splits_path : path
-        TSVs written by :func:`prepare_inputs` (index ``protein``).
+        TSVs of labels and of one split (column ``split``), index ``protein``.
     split : str
-        Column of the splits table (``"00"`` is the given split).
+        The split's id, the column of the split table (``"00"`` is the
+        given split).
 
     Returns
     -------
