@@ -6,21 +6,20 @@ sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa:
 
 import numpy as np  # noqa: E402
 
-from biokernels.device import describe_device, resolve_device  # noqa: E402
+from biokernels.device import log_device  # noqa: E402
 from biokernels.logs import rule_logger  # noqa: E402
 from biokernels.solvers.krr import krr_sweep  # noqa: E402
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
-device = resolve_device(smk.params.device)
-log.info(describe_device(device))
+device = log_device(smk.params.device, log)
 cfg = smk.params.cfg
 sweep = smk.wildcards.sweep
 values = cfg["lams"] if sweep == "lam" else cfg["bandwidths"]
 with np.load(smk.input[0]) as f:
     data = dict(f)
 table = krr_sweep(data, sweep, values, lam=cfg["lam"], bandwidth=cfg["bandwidth"],
-                  device=str(device))
+                  device=device)
 table.to_csv(smk.output[0], sep="\t", index=False)
 log.info("best test R2 %.4f at %s=%s", table["test_r2"].max(), sweep,
          table.loc[table["test_r2"].idxmax(), sweep])

@@ -6,7 +6,7 @@ import sys
 sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa: F821
 
 
-from biokernels.device import describe_device, resolve_device  # noqa: E402
+from biokernels.device import log_device  # noqa: E402
 from biokernels.io.protein_data import load_split_inputs  # noqa: E402
 from biokernels.logs import rule_logger  # noqa: E402
 from biokernels.protein_function import sensitivity_table  # noqa: E402
@@ -14,10 +14,9 @@ from biokernels.protein_function import sensitivity_table  # noqa: E402
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 cfg = smk.params.cfg
-device = resolve_device(smk.params.device)
-log.info(describe_device(device))
+device = log_device(smk.params.device, log)
 d, P, labels, train_mask = load_split_inputs(smk.input.eigen, smk.input.labels, smk.input.splits)
 table = sensitivity_table(P, d, labels, train_mask, cfg["beta_step"], cfg["n_kernels"],
                           cfg["lam"], cfg["svm_C_grid"], cfg["inner_folds"], cfg["sensitivity"],
-                          smk.params.seed, str(device), cfg["solver"], log)
+                          smk.params.seed, device, cfg["solver"], log)
 table.to_csv(smk.output[0], sep="\t", index=False, float_format="%.6g")

@@ -7,7 +7,7 @@ sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa:
 
 import pandas as pd  # noqa: E402
 
-from biokernels.device import describe_device, resolve_device  # noqa: E402
+from biokernels.device import log_device  # noqa: E402
 from biokernels.io.protein_data import load_split_inputs  # noqa: E402
 from biokernels.kernels.diffusion import diffusion_betas  # noqa: E402
 from biokernels.logs import rule_logger  # noqa: E402
@@ -16,8 +16,7 @@ from biokernels.protein_function import evaluate_sm1  # noqa: E402
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 cfg = smk.params.cfg
-device = resolve_device(smk.params.device)
-log.info(describe_device(device))
+device = log_device(smk.params.device, log)
 d, P, labels, train_mask = load_split_inputs(smk.input.eigen, smk.input.labels, smk.input.splits)
 cv = pd.read_csv(smk.input.cv, sep="\t")
 C = float(cv.loc[cv["chosen"], "C"].iloc[0])
@@ -25,7 +24,7 @@ if cfg["sm1"]["enabled"]:
     roc, weights, times = evaluate_sm1(P, d, labels, train_mask,
                                        diffusion_betas(cfg["n_kernels"], cfg["beta_step"]), C,
                                        cfg["sm1"]["max_seconds"], cfg["sm1"]["max_memory_gb"],
-                                       str(device), log)
+                                       device, log)
 else:
     log.info("SM1 disabled in the config (diffusion.sm1.enabled: false)")
     roc, weights, times = (pd.DataFrame(columns=c) for c in

@@ -65,3 +65,27 @@ def describe_device(device: torch.device) -> str:
     visible = os.environ.get("CUDA_VISIBLE_DEVICES", "<unset>")
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     return f"device={device} name={name} CUDA_VISIBLE_DEVICES={visible}"
+
+
+def log_device(name: str, log) -> str:
+    """Resolve a rule's ``device`` setting once, log where the job computes
+    (:func:`describe_device`), and return the device as a string for the
+    library's ``device=`` arguments.
+
+    Parameters
+    ----------
+    name : {"auto", "cpu", "cuda"}
+    log : logging.Logger
+
+    Returns
+    -------
+    str, e.g. ``"cpu"`` or ``"cuda"``
+
+    Raises
+    ------
+    ValueError
+        As :func:`resolve_device`.
+    """
+    device = resolve_device(name)
+    log.info(describe_device(device))
+    return str(device)

@@ -7,7 +7,7 @@ from scipy.spatial.distance import cdist
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 from sklearn.metrics.pairwise import rbf_kernel
 
-from biokernels.device import resolve_device
+from biokernels.device import log_device, resolve_device
 from biokernels.kernels.classic import gaussian_kernel, laplace_kernel, linear_kernel
 from biokernels.solvers.krr import KernelRidge, krr_sweep
 from biokernels.synth.demo import planted_regression
@@ -90,3 +90,12 @@ def test_resolve_device():
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="CUDA_VISIBLE_DEVICES"):
             resolve_device("cuda")
+
+
+def test_log_device_logs_where_the_job_computes(caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="t"):
+        assert log_device("cpu", logging.getLogger("t")) == "cpu"
+    # The log line the SLURM test reads: device and CUDA_VISIBLE_DEVICES.
+    assert "device=cpu" in caplog.text and "CUDA_VISIBLE_DEVICES=" in caplog.text
