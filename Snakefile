@@ -14,6 +14,7 @@ include: "rules/common.smk"
 include: "rules/demo.smk"
 include: "rules/diffusion_mkl.smk"
 include: "rules/theory.smk"
+include: "rules/drug_screen.smk"
 
 
 rule all:
@@ -21,4 +22,5 @@ rule all:
         DEMO_TARGETS,
         DKL_TARGETS,
         THEORY_TARGETS,
+        DS_TARGETS,
     default_target: True

@@ -23,6 +23,7 @@ GPU_PARTITION = config["slurm"]["gpu_partition"]
 # Conda envs, one per rule family (paths relative to rules/).
 ENV_CORE = "../envs/core.yaml"
 ENV_TORCH = "../envs/torch.yaml"
+ENV_CHEM = "../envs/chem.yaml"
 
 
 wildcard_constraints:
@@ -101,3 +102,43 @@ def dkl_table_rocs(wc):
 DKL_TARGETS = [f for n in range(2, 8) for f in dkl_paper_outputs("table", n)] + [
     f for n in range(1, 9) for f in dkl_paper_outputs("figure", n)
 ] + [f for ds in DKL_DATASETS for f in figure(f"diffusion/{ds}", "sensitivity")]
+
+
+# --- Virtual drug screening (rules/drug_screen.smk) ------------------------
+DS = config["drug_screen"]
+DS_NAME = DS["dataset"]
+if DS_NAME not in DS["sources"]:
+    raise WorkflowError(f"drug_screen.dataset is {DS_NAME!r}, which is not in drug_screen.sources "
+                        f"({sorted(DS['sources'])})")
+DS_SRC = DS["sources"][DS_NAME]
+DS_DIR = f"results/drug_screen/{DS_NAME}"
+DS_RAW_NAMES = {"gctx": "level3.gctx", "sample_info": "inst_info.txt", "pert_info": "pert_info.txt",
+                "gene_info": "gene_info.txt"}
+# Target cell lines are addressed by rank (1 = most drugs, or the order of
+# drug_screen.targets), so the DAG is known before the data are read.
+DS_RANKS = [str(k) for k in range(1, (len(DS["targets"]) or DS["n_target"]) + 1)]
+# Settings each job type reads (Snakemake reruns a job when its params change).
+DS_SPLIT_PARAMS = {k: DS[k] for k in ("n_cells", "n_target", "targets", "folds")}
+DS_MODEL_PARAMS = {k: DS[k] for k in ("kernel", "solver", "source_ridge")}
+DS_TARGET_PARAMS = {k: DS[k] for k in ("kernel", "target_ridge")}
+
+
+def ds_raw(key):
+    """Path of one raw input of the drug screen (GEO layout): generated for
+    synthetic and lincs2020_structure sources, downloaded for geo ones."""
+    if DS_SRC["type"] == "geo":
+        return f"resources/drug_screen/{DS_NAME}/download/{key}"
+    return f"resources/drug_screen/{DS_NAME}/raw/{DS_RAW_NAMES[key]}"
+
+
+def ds_figure_inputs(wc):
+    if wc.fig in ("fig4a", "fig4b"):
+        return expand(f"{DS_DIR}/transfer/target{{k}}_metrics.tsv", k=DS_RANKS)
+    if wc.fig in ("fig4c", "fig4d"):
+        return expand(f"{DS_DIR}/scaling/target{{k}}.tsv", k=DS_RANKS)
+    return [f"{DS_DIR}/preprocessed/expression.gctx", f"{DS_DIR}/preprocessed/controls.tsv",
+            f"{DS_DIR}/split/folds.tsv"] + expand(f"{DS_DIR}/transfer/target{{k}}_samples.tsv.gz", k=DS_RANKS)
+
+
+DS_FIGS = ["fig4a", "fig4b", "fig4c", "fig4d", "fig4e", "fig4f"]
+DS_TARGETS = [f for fig in DS_FIGS for f in [f"{DS_DIR}/tables/{fig}.tsv", *figure(f"drug_screen/{DS_NAME}", fig)]]

@@ -157,3 +157,83 @@ def plot_diffusion(kind: str, table: pd.DataFrame, dataset: str, paper_dataset: 
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
+
+
+SCREEN_LABELS = {"mean": "mean over cell line", "baseline": "NTK baseline (target only)",
+                 "projection": "projection", "translation": "translation",
+                 "projection_translation": "projection + translation"}
+SCREEN_COLORS = {"mean": "0.6", "baseline": "tab:red", "projection": "tab:blue", "translation": "tab:orange",
+                 "projection_translation": "tab:green"}
+METRIC_LABELS = {"r2": "mean R²", "cosine": "mean cosine (centred)", "pearson_r": "Pearson r"}
+
+
+def plot_screen_bars(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figure":
+    """Fig. 4a/4b: grouped bars (metric x predictor) with SD error bars, from
+    :func:`biokernels.drug_screen.fig4ab_table`."""
+    import matplotlib.pyplot as plt
+
+    metrics = list(dict.fromkeys(table["metric"]))
+    models = list(dict.fromkeys(table["model"]))
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    width = 0.8 / len(models)
+    for j, m in enumerate(models):
+        sub = table[table["model"] == m].set_index("metric").reindex(metrics)
+        ax.bar(np.arange(len(metrics)) + (j - (len(models) - 1) / 2) * width, sub["mean"], width,
+               yerr=sub["sd"], capsize=2, color=SCREEN_COLORS.get(m), label=SCREEN_LABELS.get(m, m))
+    ax.set_xticks(np.arange(len(metrics)), [METRIC_LABELS.get(k, k) for k in metrics])
+    ax.axhline(0, color="k", lw=0.5)
+    ax.set_ylabel("value (mean ± SD over target cell lines)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, ncol=2, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def plot_screen_scaling(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figure":
+    """Fig. 4c/4d: each metric against the number of target samples (log2
+    axis), points with SD bands and the fitted ``a log2(n) + b`` lines, from
+    :func:`biokernels.drug_screen.fig4cd_table`."""
+    import matplotlib.pyplot as plt
+
+    metrics = list(dict.fromkeys(table["metric"]))
+    fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.6), squeeze=False)
+    for ax, metric in zip(axes[0], metrics):
+        for m, c in table[table["metric"] == metric].groupby("model", sort=False):
+            c = c.sort_values("n_train")
+            col = SCREEN_COLORS.get(m)
+            ax.errorbar(c["n_train"], c["mean"], yerr=c["sd"], fmt="o", ms=3, color=col, capsize=2,
+                        label=f"{SCREEN_LABELS.get(m, m)} (R²={c['fit_r2'].iloc[0]:.2f})")
+            ax.plot(c["n_train"], c["a"].iloc[0] * np.log2(c["n_train"]) + c["b"].iloc[0], "--", color=col, lw=1)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("target training samples n")
+        ax.set_ylabel(METRIC_LABELS.get(metric, metric))
+        ax.legend(fontsize=6)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_screen_pca(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figure":
+    """Fig. 4e/4f: pairs of one cell line on the first two principal
+    components of expression, coloured by per-sample R²; the star is the
+    control profile. From :func:`biokernels.drug_screen.fig4ef_table`."""
+    import matplotlib.pyplot as plt
+
+    pts = table[table["pair_id"] != "control"]
+    ctl = table[table["pair_id"] == "control"]
+    # colour range from the data (2nd percentile to max): per-sample R² over
+    # genes is close to 1 for every pair, the differences are what matter
+    vmin, vmax = float(np.nanquantile(pts["r2"], 0.02)), float(np.nanmax(pts["r2"]))
+    fig, ax = plt.subplots(figsize=(5.4, 4.2))
+    for stratum, marker in (("seen", "o"), ("unseen", "^")):
+        s = pts[pts["stratum"] == stratum]
+        sc = ax.scatter(s["pc1"], s["pc2"], c=s["r2"], cmap="viridis", vmin=vmin, vmax=vmax,
+                        s=14, marker=marker, label=f"{stratum} drugs", edgecolors="none")
+    ax.scatter(ctl["pc1"], ctl["pc2"], marker="*", s=250, c="red", edgecolors="k", label="control")
+    fig.colorbar(sc, ax=ax, label=f"per-sample R² (colours {vmin:.3f} to {vmax:.3f})")
+    ax.set_xlabel("PC1")
+    ax.set_ylabel("PC2")
+    ax.legend(fontsize=7)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,344 @@
+# Virtual drug screening by kernel transfer (Radhakrishnan et al. 2023,
+# Fig. 4): L1000 files in GEO layout -> preprocessing and Morgan fingerprints
+# -> source/target split -> NTK source model (GPU-tagged) -> projection and
+# translation to each target cell line (GPU-tagged) -> metrics, scaling
+# laws, figures 4a-4f. Helpers and DS_* constants live in common.smk.
+
+
+rule drug_screen_generate:
+    """Embedded default data (or real LINCS structure with simulated
+    response): GEO-layout L1000 files written by biokernels.synth.drug_screen."""
+    input:
+        lambda wc: [v for k, v in DS_SRC.items() if k.endswith("_path")],
+    output:
+        gctx=f"resources/drug_screen/{DS_NAME}/raw/level3.gctx",
+        sample_info=f"resources/drug_screen/{DS_NAME}/raw/inst_info.txt",
+        pert_info=f"resources/drug_screen/{DS_NAME}/raw/pert_info.txt",
+        gene_info=f"resources/drug_screen/{DS_NAME}/raw/gene_info.txt",
+        params=f"resources/drug_screen/{DS_NAME}/raw/truth/params.json",
+    params:
+        source=DS_SRC,
+        seed=SEED,
+        outdir=lambda wc, output: os.path.dirname(output.gctx),
+    log:
+        f"{DS_DIR}/logs/generate.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/generate.tsv"
+    conda:
+        ENV_CHEM
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    script:
+        "../scripts/drug_screen_generate.py"
+
+
+rule drug_screen_download:
+    """GEO L1000 files for users with network: checksummed (sha256) download."""
+    output:
+        f"resources/drug_screen/{DS_NAME}/download/{{key}}",
+    wildcard_constraints:
+        key="gctx|sample_info|pert_info|gene_info",
+    params:
+        spec=lambda wc: DS_SRC["files"][wc.key],
+    log:
+        f"{DS_DIR}/logs/download_{{key}}.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/download_{{key}}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=240,
+    script:
+        "../scripts/drug_screen_download.py"
+
+
+rule drug_screen_fingerprints:
+    """RDKit Morgan fingerprints of every compound with a SMILES; invalid ones listed."""
+    input:
+        pert_info=ds_raw("pert_info"),
+    output:
+        bits=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
+        invalid=f"{DS_DIR}/fingerprints/invalid_smiles.tsv",
+    params:
+        fingerprint=DS["fingerprint"],
+    log:
+        f"{DS_DIR}/logs/fingerprints.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/fingerprints.tsv"
+    conda:
+        ENV_CHEM
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    script:
+        "../scripts/drug_screen_fingerprints.py"
+
+
+rule drug_screen_preprocess:
+    """log2(x+1), landmark genes, dose >= 0, parseable SMILES, drop genes equal
+    to 1, replicate means per (drug, cell line), control mean per cell line."""
+    input:
+        gctx=ds_raw("gctx"),
+        sample_info=ds_raw("sample_info"),
+        gene_info=ds_raw("gene_info"),
+        fingerprints=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
+        controls=lambda wc: [DS_SRC["controls_path"]] if DS_SRC.get("controls_path") else [],
+    output:
+        expression=f"{DS_DIR}/preprocessed/expression.gctx",
+        pairs=f"{DS_DIR}/preprocessed/pairs.tsv",
+        controls=f"{DS_DIR}/preprocessed/controls.tsv",
+        genes=f"{DS_DIR}/preprocessed/genes.tsv",
+        counts=f"{DS_DIR}/preprocessed/counts.tsv",
+    params:
+        log2_transform=DS["log2_transform"],
+    log:
+        f"{DS_DIR}/logs/preprocess.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/preprocess.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=16000,
+        runtime=240,
+    script:
+        "../scripts/drug_screen_preprocess.py"
+
+
+rule drug_screen_split:
+    """Source = cell lines with the least drugs, targets = the most; seen /
+    unseen strata and 5 folds per target cell line."""
+    input:
+        pairs=f"{DS_DIR}/preprocessed/pairs.tsv",
+    output:
+        folds=f"{DS_DIR}/split/folds.tsv",
+        availability=f"{DS_DIR}/split/availability.tsv",
+    params:
+        cfg=DS_SPLIT_PARAMS,
+        seed=SEED,
+    log:
+        f"{DS_DIR}/logs/split.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/split.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/drug_screen_split.py"
+
+
+rule drug_screen_source:
+    """GPU-tagged: ridge chosen on a random source subset, NTK kernel ridge on
+    all source pairs, predictions for every target pair."""
+    input:
+        expression=f"{DS_DIR}/preprocessed/expression.gctx",
+        controls=f"{DS_DIR}/preprocessed/controls.tsv",
+        fingerprints=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
+        folds=f"{DS_DIR}/split/folds.tsv",
+    output:
+        predictions=f"{DS_DIR}/source/predictions.gctx",
+        ridge=f"{DS_DIR}/source/ridge_grid.tsv",
+        summary=f"{DS_DIR}/source/summary.json",
+    params:
+        cfg=DS_MODEL_PARAMS,
+        seed=SEED,
+        device=DEVICE,
+    log:
+        f"{DS_DIR}/logs/source.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/source.tsv"
+    conda:
+        ENV_TORCH
+    threads: 2
+    resources:
+        gpu=1,
+        slurm_partition=GPU_PARTITION,
+        mem_mb=24000,
+        runtime=240,
+    script:
+        "../scripts/drug_screen_source.py"
+
+
+rule drug_screen_target_ridge:
+    """GPU-tagged: ridge of each target model on a random subset of one target
+    cell line (the paper: 1000 samples of A549)."""
+    input:
+        expression=f"{DS_DIR}/preprocessed/expression.gctx",
+        controls=f"{DS_DIR}/preprocessed/controls.tsv",
+        fingerprints=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
+        folds=f"{DS_DIR}/split/folds.tsv",
+        availability=f"{DS_DIR}/split/availability.tsv",
+        predictions=f"{DS_DIR}/source/predictions.gctx",
+        summary=f"{DS_DIR}/source/summary.json",
+    output:
+        f"{DS_DIR}/source/target_ridge.tsv",
+    params:
+        cfg=DS_TARGET_PARAMS,
+        seed=SEED,
+        device=DEVICE,
+    log:
+        f"{DS_DIR}/logs/target_ridge.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/target_ridge.tsv"
+    conda:
+        ENV_TORCH
+    threads: 1
+    resources:
+        gpu=1,
+        slurm_partition=GPU_PARTITION,
+        mem_mb=4000,
+        runtime=60,
+    script:
+        "../scripts/drug_screen_target_ridge.py"
+
+
+rule drug_screen_transfer:
+    """GPU-tagged: 5-fold CV of mean, baseline, projection, translation and
+    projection+translation on target cell line number {rank}."""
+    input:
+        expression=f"{DS_DIR}/preprocessed/expression.gctx",
+        controls=f"{DS_DIR}/preprocessed/controls.tsv",
+        fingerprints=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
+        folds=f"{DS_DIR}/split/folds.tsv",
+        availability=f"{DS_DIR}/split/availability.tsv",
+        predictions=f"{DS_DIR}/source/predictions.gctx",
+        summary=f"{DS_DIR}/source/summary.json",
+        ridge=f"{DS_DIR}/source/target_ridge.tsv",
+    output:
+        metrics=f"{DS_DIR}/transfer/target{{rank}}_metrics.tsv",
+        samples=f"{DS_DIR}/transfer/target{{rank}}_samples.tsv.gz",
+    params:
+        cfg=DS_TARGET_PARAMS,
+        device=DEVICE,
+    log:
+        f"{DS_DIR}/logs/transfer_target{{rank}}.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/transfer_target{{rank}}.tsv"
+    conda:
+        ENV_TORCH
+    threads: 1
+    resources:
+        gpu=1,
+        slurm_partition=GPU_PARTITION,
+        mem_mb=8000,
+        runtime=120,
+    script:
+        "../scripts/drug_screen_transfer.py"
+
+
+rule drug_screen_scaling:
+    """GPU-tagged: metrics against the number of target training samples."""
+    input:
+        expression=f"{DS_DIR}/preprocessed/expression.gctx",
+        controls=f"{DS_DIR}/preprocessed/controls.tsv",
+        fingerprints=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
+        folds=f"{DS_DIR}/split/folds.tsv",
+        availability=f"{DS_DIR}/split/availability.tsv",
+        predictions=f"{DS_DIR}/source/predictions.gctx",
+        summary=f"{DS_DIR}/source/summary.json",
+        ridge=f"{DS_DIR}/source/target_ridge.tsv",
+    output:
+        f"{DS_DIR}/scaling/target{{rank}}.tsv",
+    params:
+        cfg={**DS_TARGET_PARAMS, "scaling": DS["scaling"]},
+        seed=SEED,
+        device=DEVICE,
+    log:
+        f"{DS_DIR}/logs/scaling_target{{rank}}.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/scaling_target{{rank}}.tsv"
+    conda:
+        ENV_TORCH
+    threads: 1
+    resources:
+        gpu=1,
+        slurm_partition=GPU_PARTITION,
+        mem_mb=8000,
+        runtime=240,
+    script:
+        "../scripts/drug_screen_scaling.py"
+
+
+rule drug_screen_figure:
+    """Fig. 4 panel {fig}: its table (TSV) and figure (PDF, PNG)."""
+    input:
+        ds_figure_inputs,
+    output:
+        table=f"{DS_DIR}/tables/{{fig}}.tsv",
+        pdf=f"{DS_DIR}/figures/{{fig}}.pdf",
+        png=report(
+            f"{DS_DIR}/figures/{{fig}}.png",
+            caption="../report/drug_screen.rst",
+            category="Kernel transfer: virtual drug screening",
+            subcategory=DS_NAME,
+        ),
+    wildcard_constraints:
+        fig="fig4[a-f]",
+    params:
+        scaling=DS["scaling"],
+        pca_cells=DS["pca_cells"],
+        dataset=DS_NAME,
+    log:
+        f"{DS_DIR}/logs/figure_{{fig}}.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/figure_{{fig}}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    script:
+        "../scripts/drug_screen_figure.py"
+
+
+# Named targets: the panels of the paper's Fig. 4.
+rule screen_fig4a:
+    """Target: metrics of the five predictors on seen drugs (bars, SD over cell lines)."""
+    input:
+        f"{DS_DIR}/tables/fig4a.tsv",
+        figure(f"drug_screen/{DS_NAME}", "fig4a"),
+
+
+rule screen_fig4b:
+    """Target: metrics of the five predictors on unseen drugs."""
+    input:
+        f"{DS_DIR}/tables/fig4b.tsv",
+        figure(f"drug_screen/{DS_NAME}", "fig4b"),
+
+
+rule screen_fig4c:
+    """Target: scaling law on seen drugs (metric vs target samples, a log2(n) + b fits)."""
+    input:
+        f"{DS_DIR}/tables/fig4c.tsv",
+        figure(f"drug_screen/{DS_NAME}", "fig4c"),
+
+
+rule screen_fig4d:
+    """Target: scaling law on unseen drugs."""
+    input:
+        f"{DS_DIR}/tables/fig4d.tsv",
+        figure(f"drug_screen/{DS_NAME}", "fig4d"),
+
+
+rule screen_fig4e:
+    """Target: per-sample R² over the first two principal components, first cell line."""
+    input:
+        f"{DS_DIR}/tables/fig4e.tsv",
+        figure(f"drug_screen/{DS_NAME}", "fig4e"),
+
+
+rule screen_fig4f:
+    """Target: per-sample R² over the first two principal components, second cell line."""
+    input:
+        f"{DS_DIR}/tables/fig4f.tsv",
+        figure(f"drug_screen/{DS_NAME}", "fig4f"),
+

@@ -1,0 +1,24 @@
+"""Snakemake entry: RDKit Morgan fingerprints of the compounds of pert_info."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa: F821
+
+from biokernels.fingerprints import morgan_fingerprints  # noqa: E402
+from biokernels.io.cmap import read_l1000_table  # noqa: E402
+from biokernels.logs import rule_logger  # noqa: E402
+
+smk = snakemake  # noqa: F821
+log = rule_logger(smk.log[0])
+info = read_l1000_table(smk.input.pert_info, ["pert_id", "pert_type", "canonical_smiles"], index="pert_id")
+cp = info[info["pert_type"] == "trt_cp"]
+log.info("%s: %d compounds (trt_cp) of %d perturbagens", smk.input.pert_info, len(cp), len(info))
+fp = smk.params.fingerprint
+bits, invalid = morgan_fingerprints(cp["canonical_smiles"], radius=fp["radius"], n_bits=fp["n_bits"])
+log.info("Morgan radius %d, %d bits: %d valid, %d invalid SMILES (listed in %s)", fp["radius"], fp["n_bits"],
+         len(bits), len(invalid), smk.output.invalid)
+for _, row in invalid.head(20).iterrows():
+    log.info("invalid SMILES: %s %r (%s)", row["id"], row["smiles"], row["reason"])
+invalid.to_csv(smk.output.invalid, sep="\t", index=False)
+bits.index.name = "pert_id"
+bits.to_csv(smk.output.bits, sep="\t")

@@ -1,0 +1,28 @@
+"""Snakemake entry: CMAP preprocessing (Methods, "Preprocessing for CMAP data")."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa: F821
+
+import pandas as pd  # noqa: E402
+
+from biokernels.io.cmap import preprocess_cmap, read_l1000_table  # noqa: E402
+from biokernels.io.gctx import GCT, write_gctx  # noqa: E402
+from biokernels.logs import rule_logger  # noqa: E402
+
+smk = snakemake  # noqa: F821
+log = rule_logger(smk.log[0])
+meta = read_l1000_table(smk.input.sample_info, ["pert_id", "cell_id", "pert_type"])
+meta = meta.set_index(meta.columns[0])  # inst_id / sig_id
+gene_info = read_l1000_table(smk.input.gene_info, ["pr_gene_id", "pr_gene_symbol", "pr_is_lm"])
+valid = pd.read_csv(smk.input.fingerprints, sep="\t", usecols=[0], dtype=str).iloc[:, 0]
+controls = pd.read_csv(smk.input.controls[0], index_col=0) if smk.input.controls else None
+res = preprocess_cmap(smk.input.gctx, valid, sample_meta=meta, sample_meta_source=smk.input.sample_info,
+                      gene_info=gene_info, log2_transform=smk.params.log2_transform, controls=controls, log=log)
+res.counts.to_csv(smk.output.counts, sep="\t", index=False)
+res.genes.to_csv(smk.output.genes, sep="\t", index=False)
+res.controls.to_csv(smk.output.controls, sep="\t")
+res.pairs.to_csv(smk.output.pairs, sep="\t")
+write_gctx(smk.output.expression, GCT(data=res.expression.T, row_meta=res.genes.set_index("gene_id"),
+                                      col_meta=res.pairs))
+log.info("%d pairs x %d genes; %d cell lines", *res.expression.shape, len(res.controls))

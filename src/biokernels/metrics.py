@@ -1,0 +1,180 @@
+"""The three metrics of virtual drug screening (Radhakrishnan et al. 2023,
+Methods "Metrics for evaluating virtual drug screening"; the same metrics as
+Hodos et al. 2018 and the NTK matrix completion of Radhakrishnan et al. 2022).
+
+Every function takes predicted and true expression matrices of shape
+``(n, d)`` (n drug/cell-line samples, d genes, log2 expression units) and
+returns a float whose maximum is 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _pair(y_pred, y_true) -> tuple[np.ndarray, np.ndarray]:
+    p = np.asarray(y_pred, dtype=np.float64)
+    t = np.asarray(y_true, dtype=np.float64)
+    if p.ndim == 1:
+        p = p[None, :]
+    if t.ndim == 1:
+        t = t[None, :]
+    if p.shape != t.shape:
+        raise ValueError(f"y_pred has shape {p.shape} but y_true has shape {t.shape}; expected equal (n, d)")
+    if p.size == 0:
+        raise ValueError("y_pred and y_true are empty; expected at least one sample and one gene")
+    if not (np.isfinite(p).all() and np.isfinite(t).all()):
+        raise ValueError("y_pred or y_true holds NaN or inf; expected finite values")
+    return p, t
+
+
+def pearson_r(y_pred, y_true) -> float:
+    """Pearson correlation of the vectorized matrices (metric 1).
+
+    Parameters
+    ----------
+    y_pred, y_true : array, shape (n, d)
+
+    Returns
+    -------
+    float in [-1, 1]
+
+    Notes
+    -----
+    The paper prints ``<y_v, y*_v> / (||y_v|| ||y*_v||)`` and names it the
+    Pearson r value. Without centering, that ratio is about 1 for any
+    predictor of log2 expression (all entries are near 8), so this function
+    centers both vectors first, i.e. it is the Pearson r the name promises
+    (equal to ``scipy.stats.pearsonr`` of the flattened arrays). The
+    uncentered ratio is :func:`vector_cosine`.
+
+    Raises
+    ------
+    ValueError
+        Shapes differ, arrays are empty or hold NaN/inf, or either vector is
+        constant.
+    """
+    p, t = _pair(y_pred, y_true)
+    pv, tv = p.ravel() - p.mean(), t.ravel() - t.mean()
+    den = np.linalg.norm(pv) * np.linalg.norm(tv)
+    if den == 0:
+        raise ValueError("pearson_r: a vectorized matrix is constant; the correlation is undefined")
+    return float(pv @ tv / den)
+
+
+def vector_cosine(y_pred, y_true) -> float:
+    """Cosine of the vectorized matrices: the paper's printed formula for
+    metric 1, ``<y_v, y*_v> / (||y_v||_2 ||y*_v||_2)``, without centering.
+
+    Parameters
+    ----------
+    y_pred, y_true : array, shape (n, d)
+
+    Returns
+    -------
+    float in [-1, 1]; 0 when either vector is zero.
+    """
+    p, t = _pair(y_pred, y_true)
+    den = np.linalg.norm(p) * np.linalg.norm(t)
+    return float((p.ravel() @ t.ravel()) / den) if den > 0 else 0.0
+
+
+def per_sample_r2(y_pred, y_true) -> np.ndarray:
+    """Coefficient of determination of each sample over its genes.
+
+    ``R²_i = 1 - sum_j (ŷ_ij - y*_ij)² / sum_j (y*_ij - ȳ*_i)²`` with
+    ``ȳ*_i`` the mean of sample i over the d genes (Methods, metric 2).
+
+    Parameters
+    ----------
+    y_pred, y_true : array, shape (n, d)
+
+    Returns
+    -------
+    array, shape (n,); ``-inf``-free: a sample whose true vector is constant
+    raises.
+
+    Raises
+    ------
+    ValueError
+        Shapes differ, NaN/inf, or a true sample vector is constant over
+        genes (its R² is undefined).
+    """
+    p, t = _pair(y_pred, y_true)
+    ss_tot = ((t - t.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    if (ss_tot == 0).any():
+        i = int(np.flatnonzero(ss_tot == 0)[0])
+        raise ValueError(f"per_sample_r2: true sample {i} is constant over genes; R² is undefined")
+    return 1.0 - ((p - t) ** 2).sum(axis=1) / ss_tot
+
+
+def mean_r2(y_pred, y_true) -> float:
+    """Mean over samples of :func:`per_sample_r2` (metric 2).
+
+    Parameters
+    ----------
+    y_pred, y_true : array, shape (n, d)
+
+    Returns
+    -------
+    float, at most 1.
+    """
+    return float(per_sample_r2(y_pred, y_true).mean())
+
+
+def per_sample_cosine(y_pred, y_true, center=None) -> np.ndarray:
+    """Cosine similarity of each predicted and true sample (metric 3).
+
+    Parameters
+    ----------
+    y_pred, y_true : array, shape (n, d)
+    center : array, shape (d,) or (n, d), optional
+        Subtracted from both before the cosine. The paper subtracts "the
+        mean over cell type" to avoid inflated similarity far from the
+        origin; the caller passes each sample's cell-line mean expression
+        (over the training samples of that cell line).
+
+    Returns
+    -------
+    array, shape (n,); 0 for a sample whose (centered) predicted or true
+    vector is zero, e.g. the mean-over-cell-line predictor itself.
+    """
+    p, t = _pair(y_pred, y_true)
+    if center is not None:
+        c = np.asarray(center, dtype=np.float64)
+        if c.shape not in ((p.shape[1],), p.shape):
+            raise ValueError(f"center has shape {c.shape}; expected ({p.shape[1]},) or {p.shape}")
+        p, t = p - c, t - c
+    num = (p * t).sum(axis=1)
+    den = np.linalg.norm(p, axis=1) * np.linalg.norm(t, axis=1)
+    out = np.zeros(len(p))
+    ok = den > 1e-12 * max(1.0, float(np.abs(t).max()))
+    out[ok] = num[ok] / den[ok]
+    return out
+
+
+def mean_cosine(y_pred, y_true, center=None) -> float:
+    """Mean over samples of :func:`per_sample_cosine` (metric 3).
+
+    Parameters
+    ----------
+    y_pred, y_true : array, shape (n, d)
+    center : array, shape (d,) or (n, d), optional
+        See :func:`per_sample_cosine`.
+
+    Returns
+    -------
+    float in [-1, 1].
+    """
+    return float(per_sample_cosine(y_pred, y_true, center).mean())
+
+
+def screening_metrics(y_pred, y_true, center=None) -> dict[str, float]:
+    """All three metrics of the paper at once.
+
+    Returns
+    -------
+    dict with keys ``r2``, ``cosine``, ``pearson_r`` (floats).
+    """
+    return {"r2": mean_r2(y_pred, y_true), "cosine": mean_cosine(y_pred, y_true, center),
+            "pearson_r": pearson_r(y_pred, y_true)}

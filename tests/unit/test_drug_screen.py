@@ -1,0 +1,126 @@
+"""Virtual drug screening by kernel transfer: split, the indexed source model
+against the dense one, and the transfer predictors on planted problems with
+known answers (Radhakrishnan et al. 2023, Definitions 1-3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from biokernels.drug_screen import (SourceModel, ScreenData, assign_folds, cross_validate_cell, fit_predict_target,
+                                    krr_fit_predict, split_cell_lines, unit_rows)
+from biokernels.drug_screen_tables import fig4ab_table, fig4cd_table
+from biokernels.io.networks import InputError
+from biokernels.metrics import mean_r2
+
+
+def _pairs(counts: dict[str, int], n_drugs: int = 40, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = [(f"D{d:03d}", cell) for cell, k in counts.items() for d in rng.choice(n_drugs, k, replace=False)]
+    df = pd.DataFrame(rows, columns=["pert_id", "cell_id"])
+    df.index = df["pert_id"] + ":" + df["cell_id"]
+    return df
+
+
+def test_split_by_availability_and_folds():
+    pairs = _pairs({"A": 30, "B": 25, "C": 5, "D": 4, "E": 3, "F": 2})
+    source, target, avail = split_cell_lines(pairs, n_target=2)
+    assert target == ["A", "B"] and sorted(source) == ["C", "D", "E", "F"]
+    s2, t2, _ = split_cell_lines(pairs, n_target=2, n_cells=4)
+    assert t2 == ["A", "B"] and sorted(s2) == ["C", "D"]          # E, F dropped
+    assert split_cell_lines(pairs, targets=["C"])[1] == ["C"]
+    with pytest.raises(InputError, match="not in the data"):
+        split_cell_lines(pairs, targets=["VCAP"])
+    folds = assign_folds(pairs, source, target, k=5, seed=1)
+    src_drugs = set(pairs.loc[pairs["cell_id"].isin(source), "pert_id"])
+    t = folds[folds["role"] == "target"]
+    assert (t["stratum"] == np.where(t["pert_id"].isin(src_drugs), "seen", "unseen")).all()
+    for (_, _), g in t.groupby(["cell_id", "stratum"]):
+        sizes = g["fold"].value_counts()
+        assert sizes.max() - sizes.min() <= 1                     # balanced folds
+    assert (folds.loc[folds["role"] == "source", "fold"] == -1).all()
+    pd.testing.assert_frame_equal(folds, assign_folds(pairs, source, target, k=5, seed=1))
+
+
+def _screen(seed=0, n_drugs=60, n_cells=6, d=8):
+    rng = np.random.default_rng(seed)
+    D = unit_rows(rng.random((n_drugs, 16)) + 0.1, "D")
+    C = unit_rows(rng.normal(size=(n_cells, 5)), "C")
+    di, ci = np.meshgrid(np.arange(n_drugs), np.arange(n_cells), indexing="ij")
+    di, ci = di.ravel(), ci.ravel()
+    Y = rng.normal(size=(len(di), d)) + 5
+    ids = [f"D{a}:C{b}" for a, b in zip(di, ci)]
+    role = np.where(ci == 0, "target", "source")
+    folds = pd.DataFrame({"pert_id": [f"D{a}" for a in di], "cell_id": [f"C{b}" for b in ci], "role": role,
+                          "stratum": np.where(role == "target", "seen", ""), "fold": np.where(role == "target",
+                                                                                              di % 5, -1)}, index=ids)
+    return ScreenData(Y=Y, drug_idx=di, cell_idx=ci, D=D, C=C, folds=folds, drugs=pd.Index([f"D{i}" for i in range(
+        n_drugs)]), cells=pd.Index([f"C{i}" for i in range(n_cells)]), genes=pd.Index([f"g{j}" for j in range(d)]))
+
+
+def test_indexed_source_model_equals_dense_kernel_ridge():
+    data = _screen()
+    src = np.flatnonzero(data.folds["role"] == "source")
+    tgt = np.flatnonzero(data.folds["role"] == "target")
+    m = SourceModel(lam=0.5, dtype=torch.float64, solver="cholesky", block=7).fit(data, src)
+    dense = krr_fit_predict(data.features(src), data.Y[src], data.features(tgt), 0.5)
+    np.testing.assert_allclose(m.predict(data, tgt), dense, rtol=1e-9, atol=1e-9)
+    m32 = SourceModel(lam=0.5, dtype=torch.float32, solver="cholesky").fit(data, src)
+    np.testing.assert_allclose(m32.predict(data, tgt), dense, atol=1e-3)
+
+
+def test_intercept_makes_large_ridge_predict_the_training_mean():
+    rng = np.random.default_rng(0)
+    X, Y = unit_rows(rng.normal(size=(30, 4)), "X"), rng.normal(size=(30, 3)) + 7
+    p = krr_fit_predict(X[:20], Y[:20], X[20:], lam=1e12)
+    np.testing.assert_allclose(p, np.broadcast_to(Y[:20].mean(axis=0), p.shape), atol=1e-8)
+
+
+def test_translation_recovers_a_constant_shift():
+    """Planted: target = source prediction + a constant per-gene shift. The
+    translated predictor must be (near) exact; the baseline cannot be, since
+    the drug features carry only part of the signal."""
+    rng = np.random.default_rng(3)
+    n, d = 80, 6
+    fs = rng.normal(size=(n, d)) * 2
+    shift = rng.normal(size=d) * 3
+    Y = fs + shift
+    x = unit_rows(rng.normal(size=(n, 10)), "x")
+    feats = {"x": x, "proj": unit_rows(fs, "p"), "proj_x": np.hstack([unit_rows(fs, "p"), x])}
+    tr, te = np.arange(60), np.arange(60, n)
+    take = lambda f, i: {k: v[i] for k, v in f.items()}  # noqa: E731
+    trans = fit_predict_target("translation", take(feats, tr), Y[tr], fs[tr], take(feats, te), fs[te], lam=1e6)
+    np.testing.assert_allclose(trans, Y[te], atol=1e-4)  # the residual is the constant: the intercept takes it
+    base = fit_predict_target("baseline", take(feats, tr), Y[tr], fs[tr], take(feats, te), fs[te], lam=1e-3)
+    assert mean_r2(base, Y[te]) < mean_r2(trans, Y[te]) - 0.2
+    mean = fit_predict_target("mean", take(feats, tr), Y[tr], fs[tr], take(feats, te), fs[te], lam=0)
+    np.testing.assert_allclose(mean, np.broadcast_to(Y[tr].mean(axis=0), mean.shape))
+    with pytest.raises(ValueError, match="model"):
+        fit_predict_target("eigenpro", take(feats, tr), Y[tr], fs[tr], take(feats, te), fs[te], lam=1)
+
+
+def test_cross_validation_and_figure_tables():
+    data = _screen()
+    src = np.flatnonzero(data.folds["role"] == "source")
+    tgt = np.flatnonzero(data.folds["role"] == "target")
+    # a source model that knows the target exactly up to a shift: translation is exact
+    f_s = pd.DataFrame(data.Y[tgt] - 1.5, index=data.folds.index[tgt])
+    mu = data.Y[src].mean(axis=0)
+    lams = {m: 1e6 for m in ("baseline", "projection", "translation", "projection_translation")}
+    metrics, samples = cross_validate_cell(data, f_s, mu, "C0", lams)
+    by = metrics.set_index("model")
+    assert by.loc["translation", "r2"] == pytest.approx(1.0, abs=1e-6)
+    assert by.loc["mean", "cosine"] == 0.0  # centred by the training mean: the mean predictor is the origin
+    assert len(samples) == 5 * len(tgt) and set(samples["fold"]) == set(range(5))
+    assert (metrics["n"] == len(tgt)).all()
+    t = fig4ab_table(pd.concat([metrics, metrics.assign(cell_id="C9")]), "seen")
+    assert set(t["n_cells"]) == {2} and (t["sd"] == 0).all()
+    sc = pd.DataFrame([{"cell_id": c, "stratum": "seen", "n_train": n, "seed": 0, "fold": 0, "model": "baseline",
+                        "r2": 0.1 * np.log2(n) + 0.2 + e, "cosine": 0.5, "pearson_r": 0.9}
+                       for c, e in (("A", 0.01), ("B", -0.01)) for n in (10, 20, 40, 80, 160, 320, 640)])
+    curve = fig4cd_table(sc, "seen", first=5)
+    r2 = curve[curve["metric"] == "r2"]
+    assert r2["a"].iloc[0] == pytest.approx(0.1) and r2["fit_r2"].iloc[0] == pytest.approx(1.0)
+    assert np.isnan(curve[curve["metric"] == "cosine"]["fit_r2"].iloc[0])  # a flat curve has no R²

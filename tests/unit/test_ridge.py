@@ -1,0 +1,210 @@
+"""Blocked in-place Cholesky, kernel ridge solves and NTKRidge against numpy,
+torch and scikit-learn."""
+
+import numpy as np
+import pytest
+import torch
+from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
+
+from biokernels.kernels.ntk import ntk_relu, ntk_relu_indexed
+from biokernels.solvers.ridge import NTKRidge, cholesky_inplace, solve_ridge
+
+
+def spd(n, seed=0, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, n + 5))
+    return (A @ A.T / n + 0.1 * np.eye(n)).astype(dtype)
+
+
+@pytest.fixture(scope="module")
+def ntk_problem():
+    # An NTK Gram on unit-norm features with a planted smooth target.
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((400, 10))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    Xt = rng.standard_normal((50, 10))
+    Xt /= np.linalg.norm(Xt, axis=1, keepdims=True)
+    W = rng.standard_normal((10, 3))
+    Y = np.tanh(X @ W) + 0.05 * rng.standard_normal((400, 3))
+    return X, Y, Xt, ntk_relu(X).numpy(), ntk_relu(Xt, X).numpy()
+
+
+@pytest.mark.parametrize("n,block", [(1, 4), (37, 8), (100, 33), (257, 64), (300, 512)])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_cholesky_inplace_equals_lapack(n, block, order):
+    K = np.asarray(spd(n, seed=n), order=order)
+    ref = np.linalg.cholesky(K)
+    out = cholesky_inplace(K, block_size=block)
+    assert out is K
+    np.testing.assert_allclose(np.tril(K), ref, rtol=1e-10, atol=1e-12)
+
+
+def test_cholesky_inplace_torch_float32_and_upper_triangle():
+    n, block = 150, 40
+    K0 = torch.tensor(spd(n, seed=3))
+    K = K0.to(torch.float32).clone()
+    cholesky_inplace(K, block_size=block)
+    ref = torch.linalg.cholesky(K0)
+    torch.testing.assert_close(torch.tril(K).double(), ref, rtol=0, atol=2e-5)
+    # strictly upper triangle: zero inside the diagonal blocks, untouched elsewhere
+    upper = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+    blocks = torch.zeros(n, n, dtype=torch.bool)
+    for k in range(0, n, block):
+        blocks[k:k + block, k:k + block] = True
+    assert (K[upper & blocks] == 0).all()
+    assert torch.equal(K[upper & ~blocks], K0.to(torch.float32)[upper & ~blocks])
+
+
+def test_cholesky_inplace_reads_only_the_lower_triangle():
+    K = spd(90, seed=4)
+    ref = np.linalg.cholesky(K)
+    K[np.triu_indices(90, 1)] = np.nan  # garbage above the diagonal
+    cholesky_inplace(K, block_size=32)
+    np.testing.assert_allclose(np.tril(K), ref, rtol=1e-10, atol=1e-12)
+
+
+def test_cholesky_inplace_not_positive_definite_names_the_row():
+    K = spd(50, seed=5)
+    K[30, 30] = -1.0  # the leading minor of order 31 is not positive
+    with pytest.raises(ValueError, match=r"not positive definite.*row 30.*block 1"):
+        cholesky_inplace(K, block_size=16)
+    with pytest.raises(ValueError, match="square"):
+        cholesky_inplace(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="float32 or float64"):
+        cholesky_inplace(np.eye(3, dtype=int))
+    with pytest.raises(ValueError, match="contiguous"):
+        cholesky_inplace(np.eye(6)[::2, ::2])
+
+
+@pytest.mark.parametrize("lam", [1e-2, 1.0])
+def test_solve_ridge_matches_sklearn(ntk_problem, lam):
+    X, Y, Xt, K, Kt = ntk_problem
+    ref = SkKernelRidge(alpha=lam, kernel="precomputed").fit(K, Y)
+    alpha, info = solve_ridge(K, Y, lam, method="cholesky", block_size=64, check_residual=True)
+    assert info["method"] == "cholesky" and info["residual_max"] < 1e-10
+    np.testing.assert_allclose(alpha, ref.dual_coef_, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(Kt @ alpha, ref.predict(Kt), rtol=1e-8, atol=1e-10)
+    # 1-D right-hand side keeps its shape
+    a1, _ = solve_ridge(K, Y[:, 0], lam, method="cholesky")
+    assert a1.shape == (400,)
+    np.testing.assert_allclose(a1, ref.dual_coef_[:, 0], rtol=1e-7, atol=1e-9)
+
+
+def test_solve_ridge_overwrite_factors_in_place(ntk_problem):
+    X, Y, Xt, K, Kt = ntk_problem
+    Kc = K.copy()
+    alpha_copy, _ = solve_ridge(Kc, Y, 0.1, method="cholesky", block_size=64)
+    assert np.array_equal(Kc, K)  # overwrite=False leaves K alone
+    alpha, _ = solve_ridge(Kc, Y, 0.1, method="cholesky", block_size=64, overwrite=True)
+    np.testing.assert_allclose(np.tril(Kc), np.linalg.cholesky(K + 0.1 * np.eye(400)), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(alpha, alpha_copy, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("preconditioner", ["nystrom", "jacobi", None])
+def test_cg_agrees_with_cholesky_float64(ntk_problem, preconditioner):
+    X, Y, Xt, K, Kt = ntk_problem
+    lam = 0.1
+    a_ch, _ = solve_ridge(K, Y, lam, method="cholesky")
+    a_cg, info = solve_ridge(K, Y, lam, method="cg", tol=1e-10, max_iter=2000, preconditioner=preconditioner,
+                             precond_rank=100, check_residual=True)
+    assert info["converged"] and info["residual_kind"] == "true" and info["residual_max"] < 1e-9
+    p_ch, p_cg = Kt @ a_ch, Kt @ a_cg
+    assert np.abs(p_cg - p_ch).max() <= 1e-6 * np.abs(p_ch).max()
+
+
+def test_nystrom_preconditioner_cuts_iterations(ntk_problem):
+    X, Y, Xt, K, Kt = ntk_problem
+    its = {p: solve_ridge(K, Y, 1e-3, method="cg", tol=1e-8, max_iter=3000, preconditioner=p,
+                          precond_rank=100)[1]["iterations"] for p in ("nystrom", None)}
+    assert its["nystrom"] < its[None] / 3, its
+
+
+def test_float32_cholesky_and_cg_close_to_float64(ntk_problem):
+    X, Y, Xt, K, Kt = ntk_problem
+    lam = 0.1
+    a64, _ = solve_ridge(K, Y, lam, method="cholesky")
+    p64 = Kt @ a64
+    K32 = torch.tensor(K, dtype=torch.float32)
+    a_ch, info = solve_ridge(K32, torch.tensor(Y, dtype=torch.float32), lam, method="cholesky", overwrite=True,
+                             block_size=64)
+    assert isinstance(a_ch, torch.Tensor) and a_ch.dtype == torch.float32 and info["dtype"] == "float32"
+    a_cg, info = solve_ridge(torch.tensor(K, dtype=torch.float32), Y, lam, method="cg", tol=1e-5)
+    assert info["converged"]
+    scale = np.abs(p64).max()
+    for a in (a_ch, a_cg):
+        assert np.abs(Kt @ a.double().numpy() - p64).max() < 1e-3 * scale
+
+
+def test_auto_switches_on_size(ntk_problem):
+    X, Y, Xt, K, Kt = ntk_problem
+    assert solve_ridge(K, Y, 0.1)[1]["method"] == "cholesky"
+    assert solve_ridge(K, Y, 0.1, exact_max_n=100)[1]["method"] == "cg"
+
+
+def test_solve_ridge_validation_errors():
+    K, Y = spd(20), np.ones((20, 2))
+    with pytest.raises(ValueError, match="lam must be >= 0"):
+        solve_ridge(K, Y, -1.0)
+    with pytest.raises(ValueError, match="lam must be >= 0"):
+        solve_ridge(K, Y, float("nan"))
+    with pytest.raises(ValueError, match="square"):
+        solve_ridge(K[:, :10], Y, 1.0)
+    with pytest.raises(ValueError, match="K has 20 rows but Y has 19"):
+        solve_ridge(K, Y[:19], 1.0)
+    with pytest.raises(ValueError, match=r"Y: expected shape \(n,\) or \(n, c\)"):
+        solve_ridge(K, np.ones((20, 2, 2)), 1.0)
+    Kn = K.copy()
+    Kn[3, 4] = np.inf
+    with pytest.raises(ValueError, match="K holds NaN or infinite"):
+        solve_ridge(Kn, Y, 1.0)
+    Yn = Y.copy()
+    Yn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="Y holds NaN or infinite"):
+        solve_ridge(K, Yn, 1.0)
+    with pytest.raises(ValueError, match="method"):
+        solve_ridge(K, Y, 1.0, method="lu")
+    with pytest.raises(ValueError, match="preconditioner"):
+        solve_ridge(K, Y, 1.0, method="cg", preconditioner="ilu")
+    # not positive definite even after the ridge: clear error, no crash
+    bad = -np.eye(20)
+    with pytest.raises(ValueError, match=r"not positive definite.*row 0.*lam = 0.5"):
+        solve_ridge(bad, Y, 0.5, method="cholesky")
+
+
+def test_ntkridge_matches_sklearn_with_the_same_kernel(ntk_problem):
+    X, Y, Xt, K, Kt = ntk_problem
+    lam = 0.05
+    ref = SkKernelRidge(alpha=lam, kernel="precomputed").fit(K, Y)
+    model = NTKRidge(lam=lam, device="cpu").fit(X, Y)
+    np.testing.assert_allclose(model.predict(Xt), ref.predict(Kt), rtol=1e-8, atol=1e-10)
+    assert model.predict(Xt[:, :]).shape == (50, 3)
+    # precomputed Gram, and a 1-D target
+    g = NTKRidge(lam=lam).fit_gram(K, Y[:, 1])
+    p = g.predict_gram(Kt)
+    assert p.shape == (50,)
+    np.testing.assert_allclose(p, ref.predict(Kt)[:, 1], rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="predict_gram"):
+        g.predict(Xt)
+    with pytest.raises(ValueError, match="not fitted"):
+        NTKRidge().predict(Xt)
+    with pytest.raises(ValueError, match=r"expected shape \(m, 400\)"):
+        g.predict_gram(Kt[:, :10])
+
+
+def test_ntkridge_on_an_indexed_gram_matches_sklearn():
+    # The drug-screen set-up: samples are (drug, cell) pairs, Gram by index.
+    rng = np.random.default_rng(7)
+    D = (rng.random((60, 128)) < 0.05).astype(float)
+    D[:, 0] = 1.0
+    D /= np.linalg.norm(D, axis=1, keepdims=True)
+    C = rng.standard_normal((5, 20))
+    C /= np.linalg.norm(C, axis=1, keepdims=True)
+    pairs = rng.permutation(300)[:250]
+    d, c = pairs // 5, pairs % 5
+    Y = rng.standard_normal((200, 4))
+    tr, te = (d[:200], c[:200]), (d[200:], c[200:])
+    K = ntk_relu_indexed(D @ D.T, C @ C.T, tr, dtype=torch.float64)
+    Kt = ntk_relu_indexed(D @ D.T, C @ C.T, te, tr, dtype=torch.float64)
+    ref = SkKernelRidge(alpha=1.0, kernel="precomputed").fit(K.numpy(), Y).predict(Kt.numpy())
+    got = NTKRidge(lam=1.0).fit_gram(K, Y, overwrite=True).predict_gram(Kt)
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-11)
