@@ -105,6 +105,18 @@ DKL_TARGETS = [f for n in range(2, 8) for f in dkl_paper_outputs("table", n)] + 
 
 
 # --- Virtual drug screening (rules/drug_screen.smk) ------------------------
+def canonical(value):
+    """Dicts with keys sorted, recursively: rule params that do not depend on
+    the key order of a config file (Snakemake reruns a job when the text of
+    its params changes)."""
+    if isinstance(value, dict):
+        return {k: canonical(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [canonical(v) for v in value]
+    return value
+
+
+
 DS = config["drug_screen"]
 DS_NAME = DS["dataset"]
 if DS_NAME not in DS["sources"]:
@@ -112,15 +124,26 @@ if DS_NAME not in DS["sources"]:
                         f"({sorted(DS['sources'])})")
 DS_SRC = DS["sources"][DS_NAME]
 DS_DIR = f"results/drug_screen/{DS_NAME}"
+if DS["featurization"] == "mol2vec" and not DS["fingerprint"]["mol2vec_model_path"]:
+    raise WorkflowError("drug_screen.featurization is mol2vec but drug_screen.fingerprint.mol2vec_model_path "
+                        "is null; give a gensim Word2Vec file (e.g. model_300dim.pkl of samoturk/mol2vec)")
+DS_FEATURES = f"{DS_DIR}/fingerprints/{DS['featurization']}.tsv.gz"
+# Models, tables and figures depend on the drug featurization: one folder each,
+# so Morgan and Mol2Vec results sit side by side.
+DS_FIG_STUDY = f"drug_screen/{DS_NAME}/{DS['featurization']}"
+DS_MODEL_DIR = f"results/{DS_FIG_STUDY}"
+if DS["scaling"]["first"] >= DS["scaling"]["n_points"]:
+    raise WorkflowError(f"drug_screen.scaling.first ({DS['scaling']['first']}) must be smaller than n_points "
+                        f"({DS['scaling']['n_points']}): the law fitted on the first points predicts the last one")
 DS_RAW_NAMES = {"gctx": "level3.gctx", "sample_info": "inst_info.txt", "pert_info": "pert_info.txt",
                 "gene_info": "gene_info.txt"}
 # Target cell lines are addressed by rank (1 = most drugs, or the order of
 # drug_screen.targets), so the DAG is known before the data are read.
 DS_RANKS = [str(k) for k in range(1, (len(DS["targets"]) or DS["n_target"]) + 1)]
 # Settings each job type reads (Snakemake reruns a job when its params change).
-DS_SPLIT_PARAMS = {k: DS[k] for k in ("n_cells", "n_target", "targets", "folds")}
-DS_MODEL_PARAMS = {k: DS[k] for k in ("kernel", "solver", "source_ridge")}
-DS_TARGET_PARAMS = {k: DS[k] for k in ("kernel", "target_ridge")}
+DS_SPLIT_PARAMS = canonical({k: DS[k] for k in ("n_cells", "n_target", "targets", "folds")})
+DS_MODEL_PARAMS = canonical({k: DS[k] for k in ("kernel", "solver", "source_ridge")})
+DS_TARGET_PARAMS = canonical({k: DS[k] for k in ("kernel", "target_ridge")})
 
 
 def ds_raw(key):
@@ -133,12 +156,14 @@ def ds_raw(key):
 
 def ds_figure_inputs(wc):
     if wc.fig in ("fig4a", "fig4b"):
-        return expand(f"{DS_DIR}/transfer/target{{k}}_metrics.tsv", k=DS_RANKS)
+        return expand(f"{DS_MODEL_DIR}/transfer/target{{k}}_metrics.tsv", k=DS_RANKS)
     if wc.fig in ("fig4c", "fig4d"):
-        return expand(f"{DS_DIR}/scaling/target{{k}}.tsv", k=DS_RANKS)
+        return expand(f"{DS_MODEL_DIR}/scaling/target{{k}}.tsv", k=DS_RANKS)
     return [f"{DS_DIR}/preprocessed/expression.gctx", f"{DS_DIR}/preprocessed/controls.tsv",
-            f"{DS_DIR}/split/folds.tsv"] + expand(f"{DS_DIR}/transfer/target{{k}}_samples.tsv.gz", k=DS_RANKS)
+            f"{DS_DIR}/split/folds.tsv"] + expand(f"{DS_MODEL_DIR}/transfer/target{{k}}_samples.tsv.gz", k=DS_RANKS)
 
 
-DS_FIGS = ["fig4a", "fig4b", "fig4c", "fig4d", "fig4e", "fig4f"]
-DS_TARGETS = [f for fig in DS_FIGS for f in [f"{DS_DIR}/tables/{fig}.tsv", *figure(f"drug_screen/{DS_NAME}", fig)]]
+# Fig. 4f shows a second target cell line: left out of `all` when there is one.
+DS_FIGS = ["fig4a", "fig4b", "fig4c", "fig4d", "fig4e"] + (
+    ["fig4f"] if len(DS_RANKS) > 1 or len(DS["pca_cells"]) > 1 else [])
+DS_TARGETS = [f for fig in DS_FIGS for f in [f"{DS_MODEL_DIR}/tables/{fig}.tsv", *figure(DS_FIG_STUDY, fig)]]

@@ -17,7 +17,7 @@ rule drug_screen_generate:
         gene_info=f"resources/drug_screen/{DS_NAME}/raw/gene_info.txt",
         params=f"resources/drug_screen/{DS_NAME}/raw/truth/params.json",
     params:
-        source=DS_SRC,
+        source=canonical(DS_SRC),
         seed=SEED,
         outdir=lambda wc, output: os.path.dirname(output.gctx),
     log:
@@ -41,7 +41,7 @@ rule drug_screen_download:
     wildcard_constraints:
         key="gctx|sample_info|pert_info|gene_info",
     params:
-        spec=lambda wc: DS_SRC["files"][wc.key],
+        spec=lambda wc: canonical(DS_SRC["files"][wc.key]),
     log:
         f"{DS_DIR}/logs/download_{{key}}.log",
     benchmark:
@@ -64,7 +64,7 @@ rule drug_screen_fingerprints:
         bits=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
         invalid=f"{DS_DIR}/fingerprints/invalid_smiles.tsv",
     params:
-        fingerprint=DS["fingerprint"],
+        fingerprint=canonical({k: DS["fingerprint"][k] for k in ("radius", "n_bits")}),
     log:
         f"{DS_DIR}/logs/fingerprints.log",
     benchmark:
@@ -77,6 +77,29 @@ rule drug_screen_fingerprints:
         runtime=60,
     script:
         "../scripts/drug_screen_fingerprints.py"
+
+
+rule drug_screen_mol2vec:
+    """Mol2Vec embeddings (sum of word vectors of Morgan identifiers, radius 1)
+    of every compound with a SMILES, when a model file is configured."""
+    input:
+        pert_info=ds_raw("pert_info"),
+        model=lambda wc: DS["fingerprint"]["mol2vec_model_path"] or [],
+    output:
+        vectors=f"{DS_DIR}/fingerprints/mol2vec.tsv.gz",
+        invalid=f"{DS_DIR}/fingerprints/mol2vec_invalid_smiles.tsv",
+    log:
+        f"{DS_DIR}/logs/mol2vec.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/mol2vec.tsv"
+    conda:
+        ENV_CHEM
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    script:
+        "../scripts/drug_screen_mol2vec.py"
 
 
 rule drug_screen_preprocess:
@@ -96,6 +119,7 @@ rule drug_screen_preprocess:
         counts=f"{DS_DIR}/preprocessed/counts.tsv",
     params:
         log2_transform=DS["log2_transform"],
+        missing_controls=DS["missing_controls"],
     log:
         f"{DS_DIR}/logs/preprocess.log",
     benchmark:
@@ -141,20 +165,20 @@ rule drug_screen_source:
     input:
         expression=f"{DS_DIR}/preprocessed/expression.gctx",
         controls=f"{DS_DIR}/preprocessed/controls.tsv",
-        fingerprints=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
+        fingerprints=DS_FEATURES,
         folds=f"{DS_DIR}/split/folds.tsv",
     output:
-        predictions=f"{DS_DIR}/source/predictions.gctx",
-        ridge=f"{DS_DIR}/source/ridge_grid.tsv",
-        summary=f"{DS_DIR}/source/summary.json",
+        predictions=f"{DS_MODEL_DIR}/source/predictions.gctx",
+        ridge=f"{DS_MODEL_DIR}/source/ridge_grid.tsv",
+        summary=f"{DS_MODEL_DIR}/source/summary.json",
     params:
         cfg=DS_MODEL_PARAMS,
         seed=SEED,
         device=DEVICE,
     log:
-        f"{DS_DIR}/logs/source.log",
+        f"{DS_MODEL_DIR}/logs/source.log",
     benchmark:
-        f"{DS_DIR}/benchmarks/source.tsv"
+        f"{DS_MODEL_DIR}/benchmarks/source.tsv"
     conda:
         ENV_TORCH
     threads: 2
@@ -173,21 +197,21 @@ rule drug_screen_target_ridge:
     input:
         expression=f"{DS_DIR}/preprocessed/expression.gctx",
         controls=f"{DS_DIR}/preprocessed/controls.tsv",
-        fingerprints=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
+        fingerprints=DS_FEATURES,
         folds=f"{DS_DIR}/split/folds.tsv",
         availability=f"{DS_DIR}/split/availability.tsv",
-        predictions=f"{DS_DIR}/source/predictions.gctx",
-        summary=f"{DS_DIR}/source/summary.json",
+        predictions=f"{DS_MODEL_DIR}/source/predictions.gctx",
+        summary=f"{DS_MODEL_DIR}/source/summary.json",
     output:
-        f"{DS_DIR}/source/target_ridge.tsv",
+        f"{DS_MODEL_DIR}/source/target_ridge.tsv",
     params:
         cfg=DS_TARGET_PARAMS,
         seed=SEED,
         device=DEVICE,
     log:
-        f"{DS_DIR}/logs/target_ridge.log",
+        f"{DS_MODEL_DIR}/logs/target_ridge.log",
     benchmark:
-        f"{DS_DIR}/benchmarks/target_ridge.tsv"
+        f"{DS_MODEL_DIR}/benchmarks/target_ridge.tsv"
     conda:
         ENV_TORCH
     threads: 1
@@ -206,22 +230,22 @@ rule drug_screen_transfer:
     input:
         expression=f"{DS_DIR}/preprocessed/expression.gctx",
         controls=f"{DS_DIR}/preprocessed/controls.tsv",
-        fingerprints=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
+        fingerprints=DS_FEATURES,
         folds=f"{DS_DIR}/split/folds.tsv",
         availability=f"{DS_DIR}/split/availability.tsv",
-        predictions=f"{DS_DIR}/source/predictions.gctx",
-        summary=f"{DS_DIR}/source/summary.json",
-        ridge=f"{DS_DIR}/source/target_ridge.tsv",
+        predictions=f"{DS_MODEL_DIR}/source/predictions.gctx",
+        summary=f"{DS_MODEL_DIR}/source/summary.json",
+        ridge=f"{DS_MODEL_DIR}/source/target_ridge.tsv",
     output:
-        metrics=f"{DS_DIR}/transfer/target{{rank}}_metrics.tsv",
-        samples=f"{DS_DIR}/transfer/target{{rank}}_samples.tsv.gz",
+        metrics=f"{DS_MODEL_DIR}/transfer/target{{rank}}_metrics.tsv",
+        samples=f"{DS_MODEL_DIR}/transfer/target{{rank}}_samples.tsv.gz",
     params:
         cfg=DS_TARGET_PARAMS,
         device=DEVICE,
     log:
-        f"{DS_DIR}/logs/transfer_target{{rank}}.log",
+        f"{DS_MODEL_DIR}/logs/transfer_target{{rank}}.log",
     benchmark:
-        f"{DS_DIR}/benchmarks/transfer_target{{rank}}.tsv"
+        f"{DS_MODEL_DIR}/benchmarks/transfer_target{{rank}}.tsv"
     conda:
         ENV_TORCH
     threads: 1
@@ -239,22 +263,22 @@ rule drug_screen_scaling:
     input:
         expression=f"{DS_DIR}/preprocessed/expression.gctx",
         controls=f"{DS_DIR}/preprocessed/controls.tsv",
-        fingerprints=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
+        fingerprints=DS_FEATURES,
         folds=f"{DS_DIR}/split/folds.tsv",
         availability=f"{DS_DIR}/split/availability.tsv",
-        predictions=f"{DS_DIR}/source/predictions.gctx",
-        summary=f"{DS_DIR}/source/summary.json",
-        ridge=f"{DS_DIR}/source/target_ridge.tsv",
+        predictions=f"{DS_MODEL_DIR}/source/predictions.gctx",
+        summary=f"{DS_MODEL_DIR}/source/summary.json",
+        ridge=f"{DS_MODEL_DIR}/source/target_ridge.tsv",
     output:
-        f"{DS_DIR}/scaling/target{{rank}}.tsv",
+        f"{DS_MODEL_DIR}/scaling/target{{rank}}.tsv",
     params:
-        cfg={**DS_TARGET_PARAMS, "scaling": DS["scaling"]},
+        cfg=canonical({**DS_TARGET_PARAMS, "scaling": DS["scaling"]}),
         seed=SEED,
         device=DEVICE,
     log:
-        f"{DS_DIR}/logs/scaling_target{{rank}}.log",
+        f"{DS_MODEL_DIR}/logs/scaling_target{{rank}}.log",
     benchmark:
-        f"{DS_DIR}/benchmarks/scaling_target{{rank}}.tsv"
+        f"{DS_MODEL_DIR}/benchmarks/scaling_target{{rank}}.tsv"
     conda:
         ENV_TORCH
     threads: 1
@@ -272,10 +296,10 @@ rule drug_screen_figure:
     input:
         ds_figure_inputs,
     output:
-        table=f"{DS_DIR}/tables/{{fig}}.tsv",
-        pdf=f"{DS_DIR}/figures/{{fig}}.pdf",
+        table=f"{DS_MODEL_DIR}/tables/{{fig}}.tsv",
+        pdf=f"{DS_MODEL_DIR}/figures/{{fig}}.pdf",
         png=report(
-            f"{DS_DIR}/figures/{{fig}}.png",
+            f"{DS_MODEL_DIR}/figures/{{fig}}.png",
             caption="../report/drug_screen.rst",
             category="Kernel transfer: virtual drug screening",
             subcategory=DS_NAME,
@@ -283,13 +307,13 @@ rule drug_screen_figure:
     wildcard_constraints:
         fig="fig4[a-f]",
     params:
-        scaling=DS["scaling"],
+        scaling=canonical(DS["scaling"]),
         pca_cells=DS["pca_cells"],
         dataset=DS_NAME,
     log:
-        f"{DS_DIR}/logs/figure_{{fig}}.log",
+        f"{DS_MODEL_DIR}/logs/figure_{{fig}}.log",
     benchmark:
-        f"{DS_DIR}/benchmarks/figure_{{fig}}.tsv"
+        f"{DS_MODEL_DIR}/benchmarks/figure_{{fig}}.tsv"
     conda:
         ENV_CORE
     threads: 1
@@ -304,41 +328,41 @@ rule drug_screen_figure:
 rule screen_fig4a:
     """Target: metrics of the five predictors on seen drugs (bars, SD over cell lines)."""
     input:
-        f"{DS_DIR}/tables/fig4a.tsv",
-        figure(f"drug_screen/{DS_NAME}", "fig4a"),
+        f"{DS_MODEL_DIR}/tables/fig4a.tsv",
+        figure(DS_FIG_STUDY, "fig4a"),
 
 
 rule screen_fig4b:
     """Target: metrics of the five predictors on unseen drugs."""
     input:
-        f"{DS_DIR}/tables/fig4b.tsv",
-        figure(f"drug_screen/{DS_NAME}", "fig4b"),
+        f"{DS_MODEL_DIR}/tables/fig4b.tsv",
+        figure(DS_FIG_STUDY, "fig4b"),
 
 
 rule screen_fig4c:
     """Target: scaling law on seen drugs (metric vs target samples, a log2(n) + b fits)."""
     input:
-        f"{DS_DIR}/tables/fig4c.tsv",
-        figure(f"drug_screen/{DS_NAME}", "fig4c"),
+        f"{DS_MODEL_DIR}/tables/fig4c.tsv",
+        figure(DS_FIG_STUDY, "fig4c"),
 
 
 rule screen_fig4d:
     """Target: scaling law on unseen drugs."""
     input:
-        f"{DS_DIR}/tables/fig4d.tsv",
-        figure(f"drug_screen/{DS_NAME}", "fig4d"),
+        f"{DS_MODEL_DIR}/tables/fig4d.tsv",
+        figure(DS_FIG_STUDY, "fig4d"),
 
 
 rule screen_fig4e:
     """Target: per-sample R² over the first two principal components, first cell line."""
     input:
-        f"{DS_DIR}/tables/fig4e.tsv",
-        figure(f"drug_screen/{DS_NAME}", "fig4e"),
+        f"{DS_MODEL_DIR}/tables/fig4e.tsv",
+        figure(DS_FIG_STUDY, "fig4e"),
 
 
 rule screen_fig4f:
     """Target: per-sample R² over the first two principal components, second cell line."""
     input:
-        f"{DS_DIR}/tables/fig4f.tsv",
-        figure(f"drug_screen/{DS_NAME}", "fig4f"),
+        f"{DS_MODEL_DIR}/tables/fig4f.tsv",
+        figure(DS_FIG_STUDY, "fig4f"),
 

@@ -18,8 +18,9 @@ ds = smk.params.dataset
 if fig_id in ("fig4a", "fig4b"):
     stratum = "seen" if fig_id == "fig4a" else "unseen"
     table = fig4ab_table(pd.concat([pd.read_csv(p, sep="\t") for p in smk.input], ignore_index=True), stratum)
-    fig = plot_screen_bars(table, f"Fig. 4{fig_id[-1]}: {stratum} drugs, {table['n_cells'].max()} target cell "
-                                  f"lines ({ds})")
+    n_cells = int(table["n_cells"].max())
+    fig = plot_screen_bars(table, f"Fig. 4{fig_id[-1]}: {stratum} drugs, {n_cells} target cell "
+                                  f"line{'s' if n_cells > 1 else ''} ({ds})")
 elif fig_id in ("fig4c", "fig4d"):
     stratum = "seen" if fig_id == "fig4c" else "unseen"
     scaling = pd.concat([pd.read_csv(p, sep="\t") for p in smk.input], ignore_index=True)
@@ -28,14 +29,17 @@ elif fig_id in ("fig4c", "fig4d"):
 else:
     expr_path, controls_path, folds_path, *sample_paths = smk.input
     expression = read_gctx(expr_path).data.T
-    controls = pd.read_csv(controls_path, sep="\t", index_col=0)
+    controls = pd.read_csv(controls_path, sep="\t", index_col=0, dtype={"cell_id": str})
     controls.columns = controls.columns.astype(str)
     samples = pd.concat([pd.read_csv(p, sep="\t") for p in sample_paths], ignore_index=True)
     folds = pd.read_csv(folds_path, sep="\t", index_col=0, dtype={"cell_id": str}, keep_default_na=False)
     samples["cell_id"] = folds.loc[samples["pair_id"], "cell_id"].to_numpy()
     order = list(dict.fromkeys(samples["cell_id"]))  # rank order of the input files
     cells = list(smk.params.pca_cells) or order[:2]
-    cell = cells[0] if fig_id == "fig4e" else cells[min(1, len(cells) - 1)]
+    if fig_id == "fig4f" and len(cells) < 2:
+        raise ValueError("Fig. 4f shows a second target cell line, but there is one (drug_screen.pca_cells or "
+                         "n_target); ask for screen_fig4e only")
+    cell = cells[0] if fig_id == "fig4e" else cells[1]
     if cell not in order:
         raise ValueError(f"drug_screen.pca_cells: {cell!r} is not a target cell line ({order})")
     s = samples[samples["cell_id"] == cell]

@@ -6,19 +6,20 @@ sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa:
 
 import pandas as pd  # noqa: E402
 
-from biokernels.io.cmap import preprocess_cmap, read_l1000_table  # noqa: E402
+from biokernels.io.cmap import preprocess_cmap, read_l1000_table, read_sample_info  # noqa: E402
 from biokernels.io.gctx import GCT, write_gctx  # noqa: E402
 from biokernels.logs import rule_logger  # noqa: E402
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
-meta = read_l1000_table(smk.input.sample_info, ["pert_id", "cell_id", "pert_type"])
-meta = meta.set_index(meta.columns[0])  # inst_id / sig_id
+meta = read_sample_info(smk.input.sample_info)
 gene_info = read_l1000_table(smk.input.gene_info, ["pr_gene_id", "pr_gene_symbol", "pr_is_lm"])
 valid = pd.read_csv(smk.input.fingerprints, sep="\t", usecols=[0], dtype=str).iloc[:, 0]
-controls = pd.read_csv(smk.input.controls[0], index_col=0) if smk.input.controls else None
+controls = (pd.read_csv(smk.input.controls[0], index_col=0, sep=None, engine="python").rename(index=str)
+            if smk.input.controls else None)  # CSV or TSV, first column = cell id
 res = preprocess_cmap(smk.input.gctx, valid, sample_meta=meta, sample_meta_source=smk.input.sample_info,
-                      gene_info=gene_info, log2_transform=smk.params.log2_transform, controls=controls, log=log)
+                      gene_info=gene_info, log2_transform=smk.params.log2_transform, controls=controls,
+                      missing_controls=smk.params.missing_controls, log=log)
 res.counts.to_csv(smk.output.counts, sep="\t", index=False)
 res.genes.to_csv(smk.output.genes, sep="\t", index=False)
 res.controls.to_csv(smk.output.controls, sep="\t")

@@ -25,21 +25,23 @@ targets = target_cells(smk.input.availability)
 cell = targets[int(smk.wildcards.rank) - 1]
 lams = chosen_ridges(smk.input.ridge)
 f_s = read_gctx(smk.input.predictions).data.T
-# One size grid per stratum, shared by every target cell line (so curves average
-# over the same n): up to the smallest training-fold size among the targets.
+# One size grid per stratum, shared by every target cell line large enough for
+# it (so the curves average over the same n): up to the smallest training-fold
+# size among those lines. A line too small for n_points sizes from n_min is
+# left out of that stratum's curve, with a warning.
 folds = data.folds[data.folds["role"] == "target"]
 k = folds["fold"].max() + 1
 tables = []
 for stratum in ("seen", "unseen"):
     sub = folds[folds["stratum"] == stratum]
-    sizes_per_cell = sub.groupby("cell_id").size().reindex(targets).fillna(0)
-    n_max = int(np.floor(sizes_per_cell.min() * (k - 1) / k))
-    if n_max - sc["n_min"] + 1 < sc["n_points"]:
-        log.warning("%s: the smallest target has %d training pairs, too few for %d sizes from %d; skipped",
-                    stratum, n_max, sc["n_points"], sc["n_min"])
+    n_train = np.floor(sub.groupby("cell_id").size().reindex(targets).fillna(0) * (k - 1) / k).astype(int)
+    eligible = n_train[n_train >= sc["n_min"] + sc["n_points"] - 1]
+    if cell not in eligible.index:
+        log.warning("%s %s: %d training pairs per fold, too few for %d sizes from %d; this line is left out of "
+                    "the %s curve", cell, stratum, n_train[cell], sc["n_points"], sc["n_min"], stratum)
         continue
-    sizes = log_spaced_sizes(n_max, sc["n_points"], n_min=sc["n_min"])
-    log.info("%s %s: sizes %s", cell, stratum, sizes)
+    sizes = log_spaced_sizes(int(eligible.min()), sc["n_points"], n_min=sc["n_min"])
+    log.info("%s %s: sizes %s (shared by %s)", cell, stratum, sizes, list(eligible.index))
     seeds = [smk.params.seed + i for i in range(sc["seeds"])]
     tables.append(scaling_cell(data, f_s, source_mean(data), cell, lams, sizes, seeds, cfg["kernel"], device,
                                strata=(stratum,)))

@@ -20,7 +20,8 @@ cell = target_cells(smk.input.availability)[int(smk.wildcards.rank) - 1]
 lams = chosen_ridges(smk.input.ridge)
 log.info("target %s (rank %s); ridges %s", cell, smk.wildcards.rank, lams)
 f_s = read_gctx(smk.input.predictions).data.T
-metrics, samples = cross_validate_cell(data, f_s, source_mean(data), cell, lams, smk.params.cfg["kernel"], device)
+metrics, samples = cross_validate_cell(data, f_s, source_mean(data), cell, lams, smk.params.cfg["kernel"], device,
+                                       log=log)
 metrics.to_csv(smk.output.metrics, sep="\t", index=False)
 samples.to_csv(smk.output.samples, sep="\t", index=False)
 for _, r in metrics.iterrows():

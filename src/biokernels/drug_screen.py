@@ -304,7 +304,7 @@ def _take(feats: dict, pos: np.ndarray) -> dict:
 
 def cross_validate_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.ndarray, cell: str,
                         lams: dict[str, float], kernel_params: dict | None = None, device="cpu",
-                        models=MODELS) -> tuple[pd.DataFrame, pd.DataFrame]:
+                        models=MODELS, log=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """5-fold CV of every predictor on one target cell line, per stratum.
 
     Parameters
@@ -324,9 +324,13 @@ def cross_validate_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.nda
     rows, samples = [], []
     for stratum in ("seen", "unseen"):
         sel = np.flatnonzero((data.folds["cell_id"].to_numpy() == cell) & (data.folds["stratum"].to_numpy() == stratum))
-        if len(sel) < 2:
-            continue
         fold = data.folds["fold"].to_numpy()[sel]
+        if len(np.unique(fold)) < 2:
+            if log is not None:
+                log.warning("%s: %d %s-drug pair(s), fewer than 2 folds: stratum skipped", cell, len(sel), stratum)
+            continue
+        if log is not None and len(np.unique(fold)) < fold.max() + 1:
+            log.warning("%s: only %d %s-drug pairs for %d folds", cell, len(sel), stratum, fold.max() + 1)
         pair_ids = data.folds.index[sel]
         fs = f_s.loc[pair_ids].to_numpy()
         feats = transfer_features(data, sel, fs, source_mean)
@@ -415,9 +419,9 @@ def load_screen(expression_gctx, controls_tsv, fingerprints_tsv, folds_tsv) -> t
     from biokernels.io.gctx import read_gctx
 
     expr = read_gctx(expression_gctx).data.T
-    controls = pd.read_csv(controls_tsv, sep="\t", index_col=0)
+    controls = pd.read_csv(controls_tsv, sep="\t", index_col=0, dtype={"cell_id": str})
     controls.columns = controls.columns.astype(str)
-    fps = pd.read_csv(fingerprints_tsv, sep="\t", index_col=0)
+    fps = pd.read_csv(fingerprints_tsv, sep="\t", index_col=0, dtype={"pert_id": str})
     fps.index = fps.index.astype(str)
     folds = pd.read_csv(folds_tsv, sep="\t", index_col=0, dtype={"pert_id": str, "cell_id": str},
                         keep_default_na=False)

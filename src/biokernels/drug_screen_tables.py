@@ -41,6 +41,10 @@ def split_cell_lines(pairs: pd.DataFrame, n_target: int = 5, targets: list[str] 
     InputError
         A configured target is absent, or fewer than 2 cell lines remain.
     """
+    if n_target < 1:
+        raise InputError(f"drug_screen.n_target must be >= 1, got {n_target}")
+    if targets and len(set(targets)) != len(targets):
+        raise InputError(f"drug_screen.targets lists a cell line twice: {targets}")
     n = pairs.groupby("cell_id")["pert_id"].nunique().sort_values(ascending=False, kind="stable")
     avail = n.rename("n_drugs").reset_index()
     kept = list(n.index if n_cells is None else n.index[:n_cells])
@@ -56,7 +60,8 @@ def split_cell_lines(pairs: pd.DataFrame, n_target: int = 5, targets: list[str] 
     source = [c for c in kept if c not in target]
     if not source or not target:
         raise InputError(f"drug_screen: need at least one source and one target cell line, got "
-                         f"{len(source)} and {len(target)}")
+                         f"{len(source)} and {len(target)} (n_target={n_target}, n_cells={n_cells}, "
+                         f"{len(n)} cell lines in the data)")
     avail["role"] = np.where(avail["cell_id"].isin(target), "target",
                              np.where(avail["cell_id"].isin(source), "source", "dropped"))
     return source, target, avail
@@ -82,6 +87,12 @@ def assign_folds(pairs: pd.DataFrame, source: list[str], target: list[str], k: i
     ``fold`` (0..k-1 for target pairs, -1 otherwise). Folds are balanced
     random permutations within each (cell line, stratum).
     """
+    if k < 2:
+        raise ValueError(f"k: need at least 2 folds, got {k}")
+    if set(source) & set(target):
+        raise ValueError(f"cell lines both source and target: {sorted(set(source) & set(target))}")
+    if pairs.index.duplicated().any():
+        raise InputError(f"pairs: duplicated pair ids, e.g. {list(pairs.index[pairs.index.duplicated()][:5])}")
     out = pairs[["pert_id", "cell_id"]].copy()
     out["role"] = np.where(out["cell_id"].isin(target), "target",
                            np.where(out["cell_id"].isin(source), "source", "dropped"))
@@ -115,10 +126,13 @@ def fig4ab_table(metrics: pd.DataFrame, stratum: str) -> pd.DataFrame:
     DataFrame ``stratum``, ``model``, ``metric``, ``mean``, ``sd``,
     ``n_cells``, ``n_pairs``.
     """
-    m = metrics[metrics["stratum"] == stratum]
+    m = metrics[metrics["stratum"] == stratum] if len(metrics) else metrics
+    if not len(m):
+        raise InputError(f"no target cell line has {stratum}-drug pairs to cross-validate (see "
+                         "split/availability.tsv and the transfer logs); this panel would be empty")
     long = m.melt(id_vars=["cell_id", "model", "n"], value_vars=list(METRICS), var_name="metric")
     out = long.groupby(["model", "metric"], sort=False).agg(
-        mean=("value", "mean"), sd=("value", lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else 0.0),
+        mean=("value", "mean"), sd=("value", lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else np.nan),
         n_cells=("cell_id", "nunique"), n_pairs=("n", "sum")).reset_index()
     out.insert(0, "stratum", stratum)
     order = {k: i for i, k in enumerate(MODELS)}
@@ -140,11 +154,14 @@ def fig4cd_table(scaling: pd.DataFrame, stratum: str, first: int = 5) -> pd.Data
     """
     from biokernels.scaling import extrapolation_error, fit_log2_law
 
-    s = scaling[scaling["stratum"] == stratum]
+    s = scaling[scaling["stratum"] == stratum] if len(scaling) else scaling
+    if not len(s):
+        raise InputError(f"no scaling curve for {stratum} drugs: no target cell line has enough {stratum} pairs "
+                         "for drug_screen.scaling (see the scaling logs); this panel would be empty")
     per_cell = s.groupby(["cell_id", "model", "n_train"])[list(METRICS)].mean().reset_index()
     long = per_cell.melt(id_vars=["cell_id", "model", "n_train"], value_vars=list(METRICS), var_name="metric")
     curve = long.groupby(["model", "metric", "n_train"]).agg(
-        mean=("value", "mean"), sd=("value", lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else 0.0)
+        mean=("value", "mean"), sd=("value", lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else np.nan)
     ).reset_index()
     rows = []
     for (model, metric), c in curve.groupby(["model", "metric"], sort=False):

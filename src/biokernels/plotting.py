@@ -174,7 +174,9 @@ def plot_screen_bars(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figu
 
     metrics = list(dict.fromkeys(table["metric"]))
     models = list(dict.fromkeys(table["model"]))
-    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    if not models:
+        raise ValueError("plot_screen_bars: empty table")
+    fig, ax = plt.subplots(figsize=(9.5, 3.8))
     width = 0.8 / len(models)
     for j, m in enumerate(models):
         sub = table[table["model"] == m].set_index("metric").reindex(metrics)
@@ -184,7 +186,7 @@ def plot_screen_bars(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figu
     ax.axhline(0, color="k", lw=0.5)
     ax.set_ylabel("value (mean ± SD over target cell lines)")
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, ncol=2, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
 
@@ -201,8 +203,9 @@ def plot_screen_scaling(table: pd.DataFrame, title: str) -> "matplotlib.figure.F
         for m, c in table[table["metric"] == metric].groupby("model", sort=False):
             c = c.sort_values("n_train")
             col = SCREEN_COLORS.get(m)
+            r2 = c["fit_r2"].iloc[0]
             ax.errorbar(c["n_train"], c["mean"], yerr=c["sd"], fmt="o", ms=3, color=col, capsize=2,
-                        label=f"{SCREEN_LABELS.get(m, m)} (R²={c['fit_r2'].iloc[0]:.2f})")
+                        label=f"{SCREEN_LABELS.get(m, m)} " + (f"(fit R²={r2:.2f})" if np.isfinite(r2) else "(flat)"))
             ax.plot(c["n_train"], c["a"].iloc[0] * np.log2(c["n_train"]) + c["b"].iloc[0], "--", color=col, lw=1)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("target training samples n")
@@ -228,7 +231,8 @@ def plot_screen_pca(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figur
     for stratum, marker in (("seen", "o"), ("unseen", "^")):
         s = pts[pts["stratum"] == stratum]
         sc = ax.scatter(s["pc1"], s["pc2"], c=s["r2"], cmap="viridis", vmin=vmin, vmax=vmax,
-                        s=14, marker=marker, label=f"{stratum} drugs", edgecolors="none")
+                        s=14, marker=marker, edgecolors="none")
+        ax.scatter([], [], marker=marker, c="0.5", s=14, label=f"{stratum} drugs")  # legend: shape only
     ax.scatter(ctl["pc1"], ctl["pc2"], marker="*", s=250, c="red", edgecolors="k", label="control")
     fig.colorbar(sc, ax=ax, label=f"per-sample R² (colours {vmin:.3f} to {vmax:.3f})")
     ax.set_xlabel("PC1")

@@ -88,6 +88,8 @@ def log_spaced_sizes(n_max: int, k: int, n_min: int = 10) -> list[int]:
     ValueError
         If fewer than ``k`` distinct integers lie in ``[n_min, n_max]``.
     """
+    if n_min < 1 or k < 2:
+        raise ValueError(f"need n_min >= 1 and k >= 2, got n_min={n_min}, k={k}")
     if n_max - n_min + 1 < k:
         raise ValueError(f"cannot place {k} distinct sizes in [{n_min}, {n_max}]")
     sizes = np.unique(np.round(np.logspace(np.log2(n_min), np.log2(n_max), k, base=2)).astype(int))

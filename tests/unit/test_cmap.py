@@ -88,7 +88,7 @@ def test_missing_metadata_and_missing_controls(small, gene_info, tmp_path):
         preprocess_cmap(small, ["A", "B"], sample_meta=meta, sample_meta_source="meta.txt", gene_info=gene_info)
     meta = read_gctx_meta(small, axis="col")
     meta.loc["s8", "pert_type"] = "ctl_untrt_other"  # Y loses its only control
-    with pytest.raises(InputError, match=r"have no control samples.*'Y'"):
+    with pytest.raises(InputError, match=r"have no controls in .*'Y'"):
         preprocess_cmap(small, ["A", "B"], sample_meta=meta, gene_info=gene_info)
 
 
@@ -134,7 +134,7 @@ def test_real_level5_gctx_through_preprocessing():
     # the BRD-U* batches of atorvastatin and vemurafenib have no SMILES in the LINCS table
     assert set(invalid["id"]) == {i for i in ids if i.startswith("BRD-U")}
     controls = pd.read_csv(CONTROLS, index_col=0)
-    with pytest.raises(InputError, match="have no control samples"):
+    with pytest.raises(InputError, match="have no controls in the external controls table"):
         preprocess_cmap(REAL, bits.index, log2_transform=False, controls=controls)
     res = preprocess_cmap(REAL, bits.index, log2_transform=False, controls=controls, missing_controls="drop")
     keep = raw[raw["pert_id"].isin(bits.index) & raw["cell_id"].isin(controls.index)]
@@ -147,3 +147,28 @@ def test_real_level5_gctx_through_preprocessing():
     assert res.expression.shape[1] == 978  # level-5 z-scores: no gene equals exactly 1
     assert res.controls.shape == (res.pairs["cell_id"].nunique(), 978)
     assert np.isfinite(res.expression.to_numpy()).all()
+
+
+def test_dose_parsing_of_missing_and_odd_values():
+    np.testing.assert_allclose(parse_dose_um(["10 uM", None, "5. uM", "1e400 uM", ".5 nM"]),
+                               [10, np.nan, 5, np.nan, 5e-4])
+    np.testing.assert_allclose(parse_dose_um([10.0, np.nan]), [10, np.nan])
+
+
+def test_sample_info_with_duplicated_ids_is_named(tmp_path):
+    from biokernels.io.cmap import read_sample_info
+
+    p = tmp_path / "inst_info.txt"
+    p.write_text("inst_id\tpert_id\tcell_id\tpert_type\ni1\tA\tX\ttrt_cp\ni1\tA\tX\ttrt_cp\n")
+    with pytest.raises(InputError, match=r"inst_info.txt: column 'inst_id' has 1 duplicated"):
+        read_sample_info(p)
+
+
+def test_corrupt_gctx_is_named(small, gene_info, tmp_path):
+    data = bytearray(small.read_bytes())
+    mid = len(data) // 2
+    data[mid:mid + 4000] = b"\xff" * 4000
+    bad = tmp_path / "corrupt.gctx"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(InputError, match="corrupt"):
+        preprocess_cmap(bad, ["A", "B"], gene_info=gene_info)

@@ -19,8 +19,6 @@ from conftest import REPO
 # matplotlib-base from conda-forge (no Qt); torch from PyPI via pip.
 IMPORT_TO_DIST = {"sklearn": "scikit-learn", "yaml": "pyyaml", "matplotlib": "matplotlib-base"}
 DIST_ALIASES = {"matplotlib-base": "matplotlib"}
-# Imported lazily for optional features only; a clear ImportError says what to install.
-OPTIONAL_IMPORTS = {"gensim"}  # Mol2Vec embeddings (biokernels.fingerprints), only with a model file
 
 
 def _imports(path: Path) -> set[str]:
@@ -119,7 +117,6 @@ def test_env_lists_every_third_party_import(workflow_rules):
         pkgs = env_packages(Path(rule.basedir) / rule.conda_env)
         needed = {IMPORT_TO_DIST.get(m, m).lower() for m in third_party_imports(script)}
         needed.discard("snakemake")  # provided by Snakemake itself in every job
-        needed -= OPTIONAL_IMPORTS
         missing = needed - set(pkgs)
         assert not missing, f"rule {name}: {rule.conda_env} lacks {sorted(missing)} imported by {script.name}"
 

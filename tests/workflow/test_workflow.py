@@ -9,6 +9,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -213,10 +214,11 @@ DS_FIG_TARGETS = [f"screen_fig4{p}" for p in "abcdef"]
 
 def test_drug_screen_end_to_end_on_a_small_screen(workdir):
     run_snakemake(["--cores", "2", *DS_FIG_TARGETS, "--configfile", str(TINY_DS)], workdir)
-    base = workdir / "results/drug_screen/tiny"
+    base = workdir / "results/drug_screen/tiny/morgan"
     for fig in "abcdef":
         assert (base / f"figures/fig4{fig}.png").stat().st_size > 1000, fig
-    counts = pd.read_csv(base / "preprocessed/counts.tsv", sep="\t").set_index("reason")["n"]
+    counts = pd.read_csv(workdir / "results/drug_screen/tiny/preprocessed/counts.tsv", sep="\t").set_index(
+        "reason")["n"]
     params = json.loads((workdir / "resources/drug_screen/tiny/raw/truth/params.json").read_text())
     # every planted defect of the generator is found and counted by the preprocessing
     assert counts["equal to 1 after log2(x+1) scaling in some sample (dropped)"] == params["planted"]["n_sentinel_genes"]
@@ -235,3 +237,82 @@ def test_drug_screen_end_to_end_on_a_small_screen(workdir):
     proc = run_snakemake(["-n", "screen_fig4a", "--configfile", str(TINY_DS), "--forcerun", "drug_screen_figure"],
                          workdir)
     assert "drug_screen_source" not in proc.stdout and "drug_screen_figure" in proc.stdout
+
+    # Mol2Vec as the drug embedding: a small Word2Vec trained here on the
+    # screen's own molecules (the published model is 75 MB and not on these
+    # machines). Its results sit beside Morgan's; the data steps are reused.
+    from gensim.models import Word2Vec
+
+    from biokernels.fingerprints import mol2vec_sentence
+
+    pert = pd.read_csv(workdir / "resources/drug_screen/tiny/raw/pert_info.txt", sep="\t")
+    sentences = []
+    for smi in pert["canonical_smiles"]:
+        try:
+            sentences.append(mol2vec_sentence(smi))
+        except Exception:  # the planted invalid SMILES
+            pass
+    Word2Vec(sentences, vector_size=16, min_count=1, seed=0, workers=1).save(str(workdir / "m2v.model"))
+    cfg = yaml.safe_load(TINY_DS.read_text())
+    cfg["drug_screen"].update(featurization="mol2vec")
+    cfg["drug_screen"]["fingerprint"] = {"radius": 2, "n_bits": 1024, "mol2vec_model_path": "m2v.model"}
+    (workdir / "m2v.yaml").write_text(yaml.safe_dump(cfg))
+    proc = run_snakemake(["--cores", "2", "screen_fig4a", "--configfile", str(workdir / "m2v.yaml")], workdir)
+    assert "drug_screen_preprocess" not in proc.stdout + proc.stderr
+    m2v = pd.read_csv(workdir / "results/drug_screen/tiny/mol2vec/tables/fig4a.tsv", sep="\t")
+    assert set(m2v["model"]) == set(a.index) and not np.allclose(m2v["mean"], pd.read_csv(
+        base / "tables/fig4a.tsv", sep="\t")["mean"])
+    cfg["drug_screen"]["fingerprint"]["mol2vec_model_path"] = None
+    (workdir / "m2v_bad.yaml").write_text(yaml.safe_dump(cfg))
+    proc = run_snakemake(["-n", "screen_fig4a", "--configfile", str(workdir / "m2v_bad.yaml")], workdir, check=False)
+    assert proc.returncode != 0 and "mol2vec_model_path" in proc.stdout + proc.stderr
+
+
+def test_drug_screen_geo_download_rules_against_local_files(workdir):
+    """The GEO path: checksummed downloads (file:// URLs here, never the
+    network), then the same preprocessing as for generated data."""
+    import gzip
+    import hashlib
+    import shutil
+
+    run_snakemake(["--cores", "1", "resources/drug_screen/tiny/raw/level3.gctx", "--configfile", str(TINY_DS)],
+                  workdir)
+    raw = workdir / "resources/drug_screen/tiny/raw"
+    mirror = workdir / "mirror"
+    mirror.mkdir()
+    files = {}
+    for key, name in (("gctx", "level3.gctx"), ("sample_info", "inst_info.txt"), ("pert_info", "pert_info.txt"),
+                      ("gene_info", "gene_info.txt")):
+        if key == "pert_info":  # GEO serves .gz files: one goes through gunzip
+            with open(raw / name, "rb") as src, gzip.open(mirror / (name + ".gz"), "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            name += ".gz"
+        else:
+            shutil.copy(raw / name, mirror / name)
+        files[key] = {"url": (mirror / name).as_uri(),
+                      "sha256": hashlib.sha256((mirror / name).read_bytes()).hexdigest(),
+                      "gunzip": name.endswith(".gz")}
+    cfg = yaml.safe_load(TINY_DS.read_text())
+    cfg["drug_screen"]["sources"]["geo_local"] = {"type": "geo", "files": files}
+    cfg["drug_screen"]["dataset"] = "geo_local"
+    good = workdir / "geo_local.yaml"
+    good.write_text(yaml.safe_dump(cfg))
+    target = "results/drug_screen/geo_local/preprocessed/counts.tsv"
+    run_snakemake(["--cores", "1", target, "--configfile", str(good)], workdir)
+    ours = pd.read_csv(workdir / target, sep="\t")
+    run_snakemake(["--cores", "1", "results/drug_screen/tiny/preprocessed/counts.tsv", "--configfile",
+                   str(TINY_DS)], workdir)
+    pd.testing.assert_frame_equal(ours, pd.read_csv(workdir / "results/drug_screen/tiny/preprocessed/counts.tsv",
+                                                    sep="\t"))
+    # a wrong checksum fails the job, names both digests, and leaves no file
+    cfg["drug_screen"]["sources"]["geo_local"]["files"]["gene_info"]["sha256"] = "0" * 64
+    cfg["drug_screen"]["dataset"] = "geo_bad"
+    cfg["drug_screen"]["sources"]["geo_bad"] = cfg["drug_screen"]["sources"].pop("geo_local")
+    bad = workdir / "geo_bad.yaml"
+    bad.write_text(yaml.safe_dump(cfg))
+    proc = run_snakemake(["--cores", "1", "resources/drug_screen/geo_bad/download/gene_info", "--configfile",
+                          str(bad)], workdir, check=False)
+    assert proc.returncode != 0
+    log = (workdir / "results/drug_screen/geo_bad/logs/download_gene_info.log").read_text()
+    assert "mismatch" in log and "0" * 64 in log
+    assert not (workdir / "resources/drug_screen/geo_bad/download/gene_info").exists()

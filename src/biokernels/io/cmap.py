@@ -82,6 +82,23 @@ def read_l1000_table(path: str | Path, required: list[str], index: str | None = 
     return df
 
 
+def read_sample_info(path: str | Path) -> pd.DataFrame:
+    """GEO ``inst_info`` (level 3) or ``sig_info`` (level 5) indexed by its id
+    column (``inst_id`` or ``sig_id``, else the first column).
+
+    Raises
+    ------
+    InputError
+        As :func:`read_l1000_table`: missing columns, duplicated ids (named).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: file not found")
+    header = pd.read_csv(path, sep="\t", nrows=0).columns
+    index = next((c for c in ("inst_id", "sig_id") if c in header), header[0])
+    return read_l1000_table(path, ["pert_id", "cell_id", "pert_type"], index=index)
+
+
 def parse_dose_um(dose, unit=None) -> np.ndarray:
     """Doses in µM from L1000 metadata.
 
@@ -100,11 +117,13 @@ def parse_dose_um(dose, unit=None) -> np.ndarray:
     negative dose, dropped by the preprocessing); ``NaN`` where the text
     cannot be parsed.
     """
-    dose = pd.Series(dose).astype(str).to_numpy()
-    units = (pd.Series(unit).astype(str).to_numpy() if unit is not None
-             else np.array([""] * len(dose)))
+    def text(values) -> np.ndarray:  # NaN/None -> "" (pandas 3 keeps NaN through astype(str))
+        return np.array(["" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v) for v in values])
+
+    dose = text(pd.Series(dose))
+    units = text(pd.Series(unit)) if unit is not None else np.array([""] * len(dose))
     out = np.full(len(dose), np.nan)
-    pat = re.compile(r"^\s*([-+]?\d*\.?\d+(?:[eE][-+]?\d+)?)\s*([^\s\d]*)\s*$")
+    pat = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\s\d]*)\s*$")
     for i, (d, u) in enumerate(zip(dose, units)):
         m = pat.match(d)
         if not m:
@@ -113,6 +132,8 @@ def parse_dose_um(dose, unit=None) -> np.ndarray:
         if value == MISSING_CODE or value < 0:
             out[i] = value
             continue
+        if not np.isfinite(value):
+            continue  # '1e400' overflows: unparseable, not an infinite dose
         uname = (m.group(2) or u or "µM").strip().lower()
         if uname in ("", "-666", "nan"):
             uname = "µm"
@@ -232,6 +253,8 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         left after a filter, or a kept cell line without controls (named).
     """
     gctx_path = Path(gctx_path)
+    if missing_controls not in ("error", "drop"):
+        raise ValueError(f"missing_controls: expected 'error' or 'drop', got {missing_controls!r}")
     counts: list[dict] = []
 
     def note(step: str, reason: str, n: int) -> None:
@@ -365,9 +388,10 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
     cells = pd.Index(pairs["cell_id"].unique())
     no_ctl = cells[~cells.isin(ctl_df.index)]
     if len(no_ctl) and missing_controls == "error":
-        raise InputError(f"{gctx_path}: {len(no_ctl)} cell line(s) with treatments have no control samples "
-                         f"({CONTROL}) to embed them: {sorted(no_ctl)[:10]} (missing_controls='drop' "
-                         "excludes their pairs instead)")
+        where = "the external controls table" if controls is not None else f"{src} ({CONTROL} samples)"
+        raise InputError(f"{len(no_ctl)} cell line(s) with treatments have no controls in {where} to embed "
+                         f"them: {sorted(no_ctl)[:10]} (drug_screen.missing_controls: drop excludes their pairs "
+                         "instead)")
     if len(no_ctl):
         gone = pairs["cell_id"].isin(no_ctl).to_numpy()
         note("cells", "without controls (dropped with their pairs)", len(no_ctl))

@@ -253,7 +253,11 @@ def _check_finite(path: Path, data: pd.DataFrame) -> None:
 def _assemble(matrix, path, row_meta, col_meta, rpos, cpos, validate) -> GCT:
     rows = row_meta if rpos is None else row_meta.iloc[rpos]
     cols = col_meta if cpos is None else col_meta.iloc[cpos]
-    values = _read_block(matrix, rpos, cpos)
+    try:
+        values = _read_block(matrix, rpos, cpos)
+    except OSError as err:  # e.g. a failed gzip filter on a corrupted chunk
+        raise InputError(f"{path}: cannot read the matrix {MATRIX!r} ({err}); the file is corrupt, "
+                         "download or generate it again") from err
     data = pd.DataFrame(values, index=rows.index.copy(), columns=cols.index.copy())
     if validate:
         _check_finite(path, data)
