@@ -10,8 +10,7 @@ import pandas as pd  # noqa: E402
 
 from biokernels.device import log_device  # noqa: E402
 from biokernels.drug_screen_tables import chosen_ridges  # noqa: E402
-from biokernels.drug_screen import load_screen, scaling_cell, source_mean, target_cells  # noqa: E402
-from biokernels.io.gctx import read_gctx  # noqa: E402
+from biokernels.drug_screen import load_target_inputs, scaling_cell, source_mean  # noqa: E402
 from biokernels.logs import rule_logger  # noqa: E402
 from biokernels.scaling import log_spaced_sizes  # noqa: E402
 
@@ -20,16 +19,17 @@ log = rule_logger(smk.log[0])
 device = log_device(smk.params.device, log)
 cfg = smk.params.cfg
 sc = cfg["scaling"]
-data, _ = load_screen(smk.input.expression, smk.input.controls, smk.input.fingerprints, smk.input.folds)
-targets = target_cells(smk.input.availability)
+data, f_s, targets = load_target_inputs(smk.input.expression, smk.input.controls, smk.input.fingerprints,
+                                        smk.input.folds, smk.input.predictions, smk.input.availability)
 cell = targets[int(smk.wildcards.rank) - 1]
 lams = chosen_ridges(smk.input.ridge)
-f_s = read_gctx(smk.input.predictions).data.T
 # One size grid per stratum, shared by every target cell line large enough for
 # it (so the curves average over the same n): up to the smallest training-fold
 # size among those lines. A line too small for n_points sizes from n_min is
 # left out of that stratum's curve, with a warning.
 folds = data.folds[data.folds["role"] == "target"]
+mu = source_mean(data)
+seeds = [smk.params.seed + i for i in range(sc["seeds"])]
 k = folds["fold"].max() + 1
 tables = []
 for stratum in ("seen", "unseen"):
@@ -42,8 +42,7 @@ for stratum in ("seen", "unseen"):
         continue
     sizes = log_spaced_sizes(int(eligible.min()), sc["n_points"], n_min=sc["n_min"])
     log.info("%s %s: sizes %s (shared by %s)", cell, stratum, sizes, list(eligible.index))
-    seeds = [smk.params.seed + i for i in range(sc["seeds"])]
-    tables.append(scaling_cell(data, f_s, source_mean(data), cell, lams, sizes, seeds, cfg["kernel"], device,
+    tables.append(scaling_cell(data, f_s, mu, cell, lams, sizes, seeds, cfg["kernel"], device,
                                strata=(stratum,)))
 out = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(
     columns=["cell_id", "stratum", "n_train", "seed", "fold", "model", "r2", "cosine", "pearson_r"])

@@ -55,14 +55,14 @@ pred_s = time.perf_counter() - t0
 log.info("fit %d pairs in %.1f s (%s), predicted %d in %.1f s", len(src), fit_s, m.info_.get("method"), len(tgt),
          pred_s)
 ids = data.folds.index[tgt]
+tgt_cell = data.folds["cell_id"].to_numpy()[tgt]
 write_gctx(smk.output.predictions, GCT(data=pd.DataFrame(pred.T, index=data.genes, columns=ids),
                                        row_meta=pd.DataFrame(index=data.genes),
                                        col_meta=data.folds.loc[ids, ["pert_id", "cell_id", "stratum"]]))
 summary = {"lam": lam, "n_source": int(len(src)), "n_source_cells": len(source), "n_target_pairs": int(len(tgt)),
            "n_genes": int(data.Y.shape[1]), "fit_seconds": fit_s, "predict_seconds": pred_s, "device": str(device),
            "solver": {k: v for k, v in m.info_.items() if isinstance(v, (int, float, str))},
-           "target_mean_r2_source_only": {c: float(mean_r2(pred[data.folds["cell_id"].to_numpy()[tgt] == c],
-                                                           data.Y[tgt][data.folds["cell_id"].to_numpy()[tgt] == c]))
-                                          for c in sorted(data.folds["cell_id"].iloc[tgt].unique())}}
+           "target_mean_r2_source_only": {c: float(mean_r2(pred[tgt_cell == c], data.Y[tgt][tgt_cell == c]))
+                                          for c in sorted(set(tgt_cell))}}
 with open(smk.output.summary, "w") as f:
     json.dump(summary, f, indent=2)

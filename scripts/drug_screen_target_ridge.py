@@ -9,9 +9,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from biokernels.device import log_device  # noqa: E402
-from biokernels.drug_screen import (KERNEL_MODELS, fit_predict_target, holdout, load_screen,  # noqa: E402
-                                    select_ridge, source_mean, target_cells, transfer_features)
-from biokernels.io.gctx import read_gctx  # noqa: E402
+from biokernels.drug_screen import (KERNEL_MODELS, fit_predict_target, holdout, load_target_inputs,  # noqa: E402
+                                    select_ridge, source_mean, transfer_features)
 from biokernels.io.networks import InputError  # noqa: E402
 from biokernels.logs import rule_logger  # noqa: E402
 from biokernels.metrics import mean_r2  # noqa: E402
@@ -21,9 +20,8 @@ log = rule_logger(smk.log[0])
 device = log_device(smk.params.device, log)
 cfg = smk.params.cfg
 tr_cfg = cfg["target_ridge"]
-data, _ = load_screen(smk.input.expression, smk.input.controls, smk.input.fingerprints, smk.input.folds)
-f_s = read_gctx(smk.input.predictions).data.T
-targets = target_cells(smk.input.availability)
+data, f_s, targets = load_target_inputs(smk.input.expression, smk.input.controls, smk.input.fingerprints,
+                                        smk.input.folds, smk.input.predictions, smk.input.availability)
 cell = tr_cfg.get("cell") or targets[0]
 if cell not in targets:
     raise InputError(f"drug_screen.target_ridge.cell: {cell!r} is not a target cell line ({targets})")

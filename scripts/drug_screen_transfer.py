@@ -8,18 +8,17 @@ sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa:
 
 from biokernels.device import log_device  # noqa: E402
 from biokernels.drug_screen_tables import chosen_ridges  # noqa: E402
-from biokernels.drug_screen import cross_validate_cell, load_screen, source_mean, target_cells  # noqa: E402
-from biokernels.io.gctx import read_gctx  # noqa: E402
+from biokernels.drug_screen import cross_validate_cell, load_target_inputs, source_mean  # noqa: E402
 from biokernels.logs import rule_logger  # noqa: E402
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 device = log_device(smk.params.device, log)
-data, _ = load_screen(smk.input.expression, smk.input.controls, smk.input.fingerprints, smk.input.folds)
-cell = target_cells(smk.input.availability)[int(smk.wildcards.rank) - 1]
+data, f_s, targets = load_target_inputs(smk.input.expression, smk.input.controls, smk.input.fingerprints,
+                                        smk.input.folds, smk.input.predictions, smk.input.availability)
+cell = targets[int(smk.wildcards.rank) - 1]
 lams = chosen_ridges(smk.input.ridge)
 log.info("target %s (rank %s); ridges %s", cell, smk.wildcards.rank, lams)
-f_s = read_gctx(smk.input.predictions).data.T
 metrics, samples = cross_validate_cell(data, f_s, source_mean(data), cell, lams, smk.params.cfg["kernel"], device,
                                        log=log)
 metrics.to_csv(smk.output.metrics, sep="\t", index=False)

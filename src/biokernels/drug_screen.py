@@ -44,9 +44,9 @@ import torch
 
 from biokernels.drug_screen_tables import MODELS, assign_folds, split_cell_lines  # noqa: F401 (re-exported)
 from biokernels.io.networks import InputError
-from biokernels.kernels.ntk import ntk_relu, ntk_relu_indexed
+from biokernels.kernels.ntk import ntk_relu_indexed
 from biokernels.metrics import per_sample_cosine, per_sample_r2, pearson_r
-from biokernels.solvers.ridge import solve_ridge
+from biokernels.solvers.ridge import NTKRidge, solve_ridge
 
 KERNEL_MODELS = MODELS[1:]
 
@@ -137,19 +137,14 @@ def build_screen(expression: pd.DataFrame, folds: pd.DataFrame, fingerprints: pd
 # --------------------------------------------------------------------------- kernel ridge
 
 
-def _solve(K: torch.Tensor, Y: np.ndarray, lam: float, solver: str) -> torch.Tensor:
-    alpha, _ = solve_ridge(K, torch.as_tensor(Y, dtype=K.dtype, device=K.device), lam, method=solver,
-                           overwrite=True)
-    return alpha
-
-
 def krr_fit_predict(X_train: np.ndarray, Y_train: np.ndarray, X_test: np.ndarray, lam: float, *,
                     kernel_params: dict | None = None, device: str | torch.device = "cpu",
                     solver: str = "cholesky") -> np.ndarray:
     """NTK kernel ridge with an intercept on dense features.
 
     Fits ``(K + lam I) alpha = Y - mean(Y)`` and predicts
-    ``k(x, X) alpha + mean(Y)``, in float64.
+    ``k(x, X) alpha + mean(Y)``, in float64, with
+    :class:`biokernels.solvers.ridge.NTKRidge`.
 
     Parameters
     ----------
@@ -162,13 +157,9 @@ def krr_fit_predict(X_train: np.ndarray, Y_train: np.ndarray, X_test: np.ndarray
     -------
     array (m, d)
     """
-    kp = kernel_params or {}
-    Xtr = torch.as_tensor(X_train, dtype=torch.float64, device=device)
-    Xte = torch.as_tensor(X_test, dtype=torch.float64, device=device)
     mu = Y_train.mean(axis=0)
-    K = ntk_relu(Xtr, **kp)
-    alpha = _solve(K, Y_train - mu, lam, solver)
-    return (ntk_relu(Xte, Xtr, **kp) @ alpha).cpu().numpy() + mu
+    model = NTKRidge(lam=lam, solver=solver, device=device, dtype=torch.float64, **(kernel_params or {}))
+    return model.fit(X_train, Y_train - mu).predict(X_test) + mu
 
 
 class SourceModel:
@@ -302,6 +293,16 @@ def _take(feats: dict, pos: np.ndarray) -> dict:
     return {k: v[pos] for k, v in feats.items()}
 
 
+def _stratum(data: ScreenData, f_s: pd.DataFrame, source_mean: np.ndarray, cell: str, stratum: str):
+    """Positions, folds, pair ids, source predictions, model inputs and true
+    expression of one (target cell line, stratum)."""
+    sel = np.flatnonzero((data.folds["cell_id"].to_numpy() == cell) & (data.folds["stratum"].to_numpy() == stratum))
+    pair_ids = data.folds.index[sel]
+    fs = f_s.loc[pair_ids].to_numpy()
+    return (sel, data.folds["fold"].to_numpy()[sel], pair_ids, fs, transfer_features(data, sel, fs, source_mean),
+            data.Y[sel])
+
+
 def cross_validate_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.ndarray, cell: str,
                         lams: dict[str, float], kernel_params: dict | None = None, device="cpu",
                         models=MODELS, log=None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -323,18 +324,13 @@ def cross_validate_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.nda
     """
     rows, samples = [], []
     for stratum in ("seen", "unseen"):
-        sel = np.flatnonzero((data.folds["cell_id"].to_numpy() == cell) & (data.folds["stratum"].to_numpy() == stratum))
-        fold = data.folds["fold"].to_numpy()[sel]
+        sel, fold, pair_ids, fs, feats, Y = _stratum(data, f_s, source_mean, cell, stratum)
         if len(np.unique(fold)) < 2:
             if log is not None:
                 log.warning("%s: %d %s-drug pair(s), fewer than 2 folds: stratum skipped", cell, len(sel), stratum)
             continue
         if log is not None and len(np.unique(fold)) < fold.max() + 1:
             log.warning("%s: only %d %s-drug pairs for %d folds", cell, len(sel), stratum, fold.max() + 1)
-        pair_ids = data.folds.index[sel]
-        fs = f_s.loc[pair_ids].to_numpy()
-        feats = transfer_features(data, sel, fs, source_mean)
-        Y = data.Y[sel]
         preds = {m: np.empty_like(Y) for m in models}
         centre = np.empty_like(Y)
         for k in np.unique(fold):
@@ -373,13 +369,9 @@ def scaling_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.ndarray, c
     """
     rows = []
     for stratum in strata:
-        sel = np.flatnonzero((data.folds["cell_id"].to_numpy() == cell) & (data.folds["stratum"].to_numpy() == stratum))
+        sel, fold, _, fs, feats, Y = _stratum(data, f_s, source_mean, cell, stratum)
         if len(sel) < 2:
             continue
-        fold = data.folds["fold"].to_numpy()[sel]
-        fs = f_s.loc[data.folds.index[sel]].to_numpy()
-        feats = transfer_features(data, sel, fs, source_mean)
-        Y = data.Y[sel]
         for k in np.unique(fold):
             tr_all, te = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
             for seed in seeds:
@@ -429,6 +421,17 @@ def load_screen(expression_gctx, controls_tsv, fingerprints_tsv, folds_tsv) -> t
     controls = controls[list(expr.columns.astype(str))]
     source = sorted(folds.loc[folds["role"] == "source", "cell_id"].unique())
     return build_screen(expr, folds, fps, controls, source), source
+
+
+def load_target_inputs(expression_gctx, controls_tsv, fingerprints_tsv, folds_tsv, predictions_gctx,
+                       availability_tsv) -> tuple[ScreenData, pd.DataFrame, list[str]]:
+    """What every target-side rule reads: the screen (:func:`load_screen`),
+    the source predictions (target pairs x genes) and the target cell lines
+    in rank order (:func:`target_cells`)."""
+    from biokernels.io.gctx import read_gctx
+
+    data, _ = load_screen(expression_gctx, controls_tsv, fingerprints_tsv, folds_tsv)
+    return data, read_gctx(predictions_gctx).data.T, target_cells(availability_tsv)
 
 
 def target_cells(availability_tsv) -> list[str]:

@@ -231,6 +231,9 @@ def test_drug_screen_end_to_end_on_a_small_screen(workdir):
         assert a.loc["projection_translation", metric] > a.loc["baseline", metric] > a.loc["mean", metric], metric
     c = pd.read_csv(base / "tables/fig4c.tsv", sep="\t")
     pt = c[(c["model"] == "projection_translation") & (c["metric"] == "r2")]
+    # the paper: transferred curves follow a log2 law with R² > 0.9; with 5 sizes
+    # and one seed on this small screen the curve is noisier, hence 0.8; and
+    # more target data must help (a > 0)
     assert pt["n_train"].nunique() == 5 and pt["fit_r2"].iloc[0] > 0.8 and pt["a"].iloc[0] > 0
     assert (base / "source/summary.json").is_file()
     # rerunning one panel's figure does not recompute the models

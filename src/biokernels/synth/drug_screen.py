@@ -42,9 +42,9 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from rdkit import Chem, rdBase
 from rdkit.Chem import Crippen, Descriptors, rdFingerprintGenerator, rdMolDescriptors
 
+from biokernels.fingerprints import parse_smiles
 from biokernels.io.download import atomic_destination
 from biokernels.io.gctx import GCT, write_gctx
 from biokernels.io.networks import InputError
@@ -105,15 +105,6 @@ def _rng(seed: int, *stream: int) -> np.random.Generator:
     return np.random.default_rng([seed, *stream])
 
 
-def _parse(smiles: str):
-    """RDKit molecule with at least one atom, or None (RDKit's log muted)."""
-    if not isinstance(smiles, str) or not smiles.strip():
-        return None
-    block = rdBase.BlockLogs()  # noqa: F841 (mutes RDKit while alive)
-    mol = Chem.MolFromSmiles(smiles)
-    return mol if mol is not None and mol.GetNumAtoms() > 0 else None
-
-
 def _write_atomic(final: Path, writer) -> None:
     """Call ``writer(tmp_path)`` on a temp file next to ``final``, then move it
     onto ``final`` (:func:`biokernels.io.download.atomic_destination`); the
@@ -129,41 +120,6 @@ def _save_npy(path: Path, array: np.ndarray) -> None:
 
 def _write_tsv(final: Path, df: pd.DataFrame) -> None:
     _write_atomic(final, lambda p: df.to_csv(p, sep="\t", index=False, encoding="utf-8", lineterminator="\n"))
-
-
-def morgan_fingerprints(smiles: Sequence[str], n_bits: int = 1024, radius: int = 2,
-                        counts: bool = False) -> np.ndarray:
-    """Morgan (circular, ECFP-like) fingerprints from RDKit's
-    ``rdFingerprintGenerator``.
-
-    Parameters
-    ----------
-    smiles : sequence of str, length n
-    n_bits : int
-        Fingerprint length (the paper's drug embedding: 1024).
-    radius : int
-        Morgan radius (2 = ECFP4).
-    counts : bool
-        Count fingerprint (uint32) instead of 0/1 bits (uint8).
-
-    Returns
-    -------
-    ndarray, shape (n, n_bits)
-
-    Raises
-    ------
-    InputError
-        A SMILES RDKit cannot parse (field ``smiles``; up to 5 are named).
-    """
-    gen = rdFingerprintGenerator.GetMorganGenerator(radius=radius, fpSize=n_bits)
-    mols = [_parse(s) for s in smiles]
-    bad = [s for s, m in zip(smiles, mols) if m is None]
-    if bad:
-        raise InputError(f"smiles: {len(bad)} SMILES RDKit cannot parse, e.g. {bad[:5]}; expected valid SMILES")
-    out = np.zeros((len(mols), n_bits), dtype=np.uint32 if counts else np.uint8)
-    for i, m in enumerate(mols):
-        out[i] = gen.GetCountFingerprintAsNumPy(m) if counts else gen.GetFingerprintAsNumPy(m)
-    return out
 
 
 def _descriptors(mol) -> np.ndarray:
@@ -187,14 +143,10 @@ def _approved_cached() -> tuple[tuple[str, ...], tuple[str, ...], int, str]:
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
     if "smiles" not in df.columns:
         raise InputError(f"{path}: missing column 'smiles'; found {list(df.columns)}")
-    ids, smiles, dropped = [], [], 0
-    for row, s in enumerate(df["smiles"]):
-        if _parse(s) is None:
-            dropped += 1
-            continue
-        ids.append(PERT_ID_FORMAT.format(row + 1))
-        smiles.append(s)
-    return tuple(ids), tuple(smiles), dropped, str(path)
+    mols, invalid = parse_smiles(pd.Series(df["smiles"].to_numpy(), index=np.arange(len(df))))
+    ids = tuple(PERT_ID_FORMAT.format(row + 1) for row in mols)
+    smiles = tuple(df["smiles"].iloc[list(mols)])
+    return ids, smiles, len(invalid), str(path)
 
 
 def approved_drug_smiles() -> pd.Series:
@@ -483,8 +435,9 @@ class DrugResponseModel:
         smiles = [str(s) for s in smiles]
         new = [s for s in dict.fromkeys(smiles) if s not in self._z_cache]
         if new:
-            mols = [_parse(s) for s in new]
-            bad = [s for s, m in zip(new, mols) if m is None]
+            parsed, invalid = parse_smiles(pd.Series(new, index=new))
+            bad = list(invalid["smiles"])
+            mols = [parsed.get(s) for s in new]
             if bad:
                 raise InputError(f"smiles: {len(bad)} SMILES RDKit cannot parse, e.g. {bad[:5]}; "
                                  "expected valid SMILES")
