@@ -15,6 +15,8 @@ include: "rules/demo.smk"
 include: "rules/diffusion_mkl.smk"
 include: "rules/theory.smk"
 include: "rules/drug_screen.smk"
+include: "rules/depmap.smk"
+include: "rules/pimkl.smk"
 
 
 rule all:
@@ -23,4 +25,6 @@ rule all:
         DKL_TARGETS,
         THEORY_TARGETS,
         DS_TARGETS,
+        DM_TARGETS,
+        PK_TARGETS,
     default_target: True

@@ -167,3 +167,61 @@ def ds_figure_inputs(wc):
 DS_FIGS = ["fig4a", "fig4b", "fig4c", "fig4d", "fig4e"] + (
     ["fig4f"] if len(DS_RANKS) > 1 or len(DS["pca_cells"]) > 1 else [])
 DS_TARGETS = [f for fig in DS_FIGS for f in [f"{DS_MODEL_DIR}/tables/{fig}.tsv", *figure(DS_FIG_STUDY, fig)]]
+
+
+# --- DepMap viability by projection (rules/depmap.smk) ---------------------
+DM = config["depmap"]
+DM_NAME = DM["dataset"]
+if DM_NAME not in DM["sources"]:
+    raise WorkflowError(f"depmap.dataset is {DM_NAME!r}, which is not in depmap.sources ({sorted(DM['sources'])})")
+DM_SRC = DM["sources"][DM_NAME]
+if DM_SRC["type"] == "synthetic" and DS_SRC["type"] == "geo":
+    raise WorkflowError(f"depmap source {DM_NAME!r} is synthetic: it derives viability from the drug screen's hidden "
+                        f"model, but drug_screen.dataset {DS_NAME!r} is real GEO data with none")
+if "mol2vec" in DM["featurizations"] and not DS["fingerprint"]["mol2vec_model_path"]:
+    raise WorkflowError("depmap.featurizations includes mol2vec but drug_screen.fingerprint.mol2vec_model_path "
+                        "is not set")
+if DM["scaling"]["first"] >= DM["scaling"]["n_points"]:
+    raise WorkflowError(f"depmap.scaling.first ({DM['scaling']['first']}) must be smaller than n_points "
+                        f"({DM['scaling']['n_points']})")
+# The CMAP side is the drug screen's data set, so both names are in the path.
+DM_DIR = f"results/depmap/{DS_NAME}/{DM_NAME}"
+DM_STUDY = f"depmap/{DS_NAME}/{DM_NAME}"
+DM_RESOURCE = f"resources/depmap/{DS_NAME}/{DM_NAME}"
+DM_PROJECTION_PARAMS = canonical({k: DM[k] for k in ("seeds", "ridge", "scaling", "genes", "projection_input")}
+                                 | {"kernel": DS["kernel"]})
+DM_SOURCE_PARAMS = canonical({"source": DM["source"], "source_ridge": DS["source_ridge"], "kernel": DS["kernel"],
+                              "solver": DS["solver"]})
+
+
+def dm_table(wc=None):
+    """The viability table the DepMap study reads (generated, local or downloaded)."""
+    if DM_SRC["type"] == "table":
+        return DM_SRC["path"]
+    if DM_SRC["type"] == "download":
+        return f"resources/depmap/download/{DM_NAME}/viability"
+    return f"{DM_RESOURCE}/viability.csv"
+
+
+def dm_cmap_features(wc):
+    """The CMAP drug embedding of the featurization (written by the drug screen)."""
+    return f"{DS_DIR}/fingerprints/{wc.featurization}.tsv.gz"
+
+
+DM_FIGS = ["figS9a", "figS9b"]
+DM_TARGETS = [f for feat in DM["featurizations"] for fig in DM_FIGS
+              for f in [f"{DM_DIR}/{feat}/tables/{fig}.tsv", *figure(f"{DM_STUDY}/{feat}", fig)]] + [
+    f"{DM_DIR}/tables/featurizations.tsv"]
+
+
+def dm_features(wc):
+    """Drug embeddings the DepMap models read: CMAP's and the DepMap-only drugs'."""
+    return [dm_cmap_features(wc), f"{DM_DIR}/prepared/new_drugs_{wc.featurization}.tsv.gz"]
+
+
+def dm_projection_ridge(wc):
+    """The scaling and genes curves read the ridges chosen by curve=ridge."""
+    if wc.curve == "ridge":
+        return {}
+    return {"ridge": f"{DM_DIR}/{wc.featurization}/projection/ridge.tsv"}
+include: "pimkl_common.smk"

@@ -191,6 +191,15 @@ def plot_screen_bars(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figu
     return fig
 
 
+def _law_curve(ax, c: pd.DataFrame, color, label: str) -> None:
+    """One scaling curve: mean ± SD points at ``n_train`` and the fitted
+    ``a log2(n) + b`` (dashed), on a log2 x axis."""
+    ax.errorbar(c["n_train"], c["mean"], yerr=c["sd"], fmt="o", ms=3, color=color, capsize=2, label=label)
+    ax.plot(c["n_train"], c["a"].iloc[0] * np.log2(c["n_train"]) + c["b"].iloc[0], "--", color=color, lw=1)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("target training samples n")
+
+
 def plot_screen_scaling(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figure":
     """Fig. 4c/4d: each metric against the number of target samples (log2
     axis), points with SD bands and the fitted ``a log2(n) + b`` lines, from
@@ -204,11 +213,8 @@ def plot_screen_scaling(table: pd.DataFrame, title: str) -> "matplotlib.figure.F
             c = c.sort_values("n_train")
             col = SCREEN_COLORS.get(m)
             r2 = c["fit_r2"].iloc[0]
-            ax.errorbar(c["n_train"], c["mean"], yerr=c["sd"], fmt="o", ms=3, color=col, capsize=2,
-                        label=f"{SCREEN_LABELS.get(m, m)} " + (f"(fit R²={r2:.2f})" if np.isfinite(r2) else "(flat)"))
-            ax.plot(c["n_train"], c["a"].iloc[0] * np.log2(c["n_train"]) + c["b"].iloc[0], "--", color=col, lw=1)
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("target training samples n")
+            _law_curve(ax, c, col, f"{SCREEN_LABELS.get(m, m)} " + (f"(fit R²={r2:.2f})" if np.isfinite(r2)
+                                                                     else "(flat)"))
         ax.set_ylabel(METRIC_LABELS.get(metric, metric))
         ax.legend(fontsize=6)
     fig.suptitle(title, fontsize=10)
@@ -237,6 +243,56 @@ def plot_screen_pca(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figur
     fig.colorbar(sc, ax=ax, label=f"per-sample R² (colours {vmin:.3f} to {vmax:.3f})")
     ax.set_xlabel("PC1")
     ax.set_ylabel("PC2")
+    ax.legend(fontsize=7)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+DEPMAP_LABELS = {"baseline": "NTK baseline [drug | cell]", "projection": "projection [imputed | drug | cell]"}
+DEPMAP_COLORS = {"baseline": "tab:red", "projection": "tab:blue"}
+
+
+def plot_depmap_scaling(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figure":
+    """SI Fig. S9a: viability R² against the number of target samples (log2
+    axis), one panel per stratum, mean ± SD over folds x seeds, with the
+    fitted ``a log2(n) + b`` lines; from
+    :func:`biokernels.depmap_tables.s9a_table`."""
+    import matplotlib.pyplot as plt
+
+    strata = list(dict.fromkeys(table["stratum"]))
+    fig, axes = plt.subplots(1, len(strata), figsize=(4.8 * len(strata), 3.8), squeeze=False)
+    for ax, stratum in zip(axes[0], strata):
+        for m, c in table[table["stratum"] == stratum].groupby("model", sort=False):
+            c = c.sort_values("n_train")
+            col = DEPMAP_COLORS.get(m)
+            r2, err = c["fit_r2"].iloc[0], c["abs_error_last"].iloc[0]
+            fit = f"fit R²={r2:.3f}" if np.isfinite(r2) else "flat"
+            if np.isfinite(err):
+                fit += f", last pt err {err:.3f}"
+            _law_curve(ax, c, col, f"{DEPMAP_LABELS.get(m, m)} ({fit})")
+        ax.set_ylabel("viability R²")
+        ax.set_title(f"{stratum} drugs", fontsize=9)
+        ax.legend(fontsize=6)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_depmap_genes(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figure":
+    """SI Fig. S9b: projection R² against the number of genes the source
+    predicts (log2 axis), seen and unseen drugs, mean ± SD over folds x
+    seeds; from :func:`biokernels.depmap_tables.s9b_table`."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.2, 3.8))
+    for stratum, c in table.groupby("stratum", sort=False):
+        c = c.sort_values("n_genes")
+        ax.errorbar(c["n_genes"], c["mean"], yerr=c["sd"], fmt="o-", ms=3, capsize=2,
+                    color="tab:green" if stratum == "seen" else "tab:purple", label=f"{stratum} drugs")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("genes predicted by the source model")
+    ax.set_ylabel("viability R² (projection)")
     ax.legend(fontsize=7)
     ax.set_title(title, fontsize=10)
     fig.tight_layout()

@@ -1,0 +1,258 @@
+# DepMap drug viability by projection from the CMAP source model
+# (Radhakrishnan et al. 2023, Methods "DepMap analysis", SI Fig. S9): the
+# drug screen's preprocessed CMAP data -> a source model on the cell lines not
+# in DepMap (GPU-tagged) -> imputed expression of the DepMap target pairs ->
+# projection vs baseline by CV (GPU-tagged) -> S9a, S9b, featurizations.
+# Helpers and DM_* constants live in common.smk.
+
+
+rule depmap_generate:
+    """Embedded default: PRISM-style viability from the drug screen's hidden model."""
+    input:
+        truth=f"resources/drug_screen/{DS_NAME}/raw/truth/params.json",
+        pert_info=f"resources/drug_screen/{DS_NAME}/raw/pert_info.txt",
+    output:
+        table=f"{DM_RESOURCE}/viability.csv",
+        params=f"{DM_RESOURCE}/depmap_params.json",
+    params:
+        source=canonical(DM_SRC),
+        seed=SEED,
+    log:
+        f"{DM_DIR}/logs/generate.log",
+    benchmark:
+        f"{DM_DIR}/benchmarks/generate.tsv"
+    conda:
+        ENV_CHEM
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    script:
+        "../scripts/depmap_generate.py"
+
+
+rule depmap_download:
+    """A DepMap/PRISM viability release for users with network: checksummed (sha256)."""
+    output:
+        f"resources/depmap/download/{DM_NAME}/viability",
+    params:
+        spec=lambda wc: canonical(DM_SRC["file"]),
+    log:
+        f"{DM_DIR}/logs/download.log",
+    benchmark:
+        f"{DM_DIR}/benchmarks/download.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=120,
+    script:
+        "../scripts/drug_screen_download.py"
+
+
+rule depmap_prepare:
+    """Viability table -> drugs matched to CMAP by InChIKey, unusable rows listed
+    with a reason, seen / unseen strata and folds."""
+    input:
+        table=dm_table,
+        pert_info=ds_raw("pert_info"),
+        pairs=f"{DS_DIR}/preprocessed/pairs.tsv",
+        controls=f"{DS_DIR}/preprocessed/controls.tsv",
+    output:
+        targets=f"{DM_DIR}/prepared/targets.tsv",
+        drugs=f"{DM_DIR}/prepared/drugs.tsv",
+        dropped=f"{DM_DIR}/prepared/dropped_rows.tsv",
+        counts=f"{DM_DIR}/prepared/counts.json",
+    params:
+        source=canonical({k: DM_SRC[k] for k in ("columns", "cell_pattern")} |
+                         {"description": DM_SRC.get("description", "")}),
+        duplicates=DM["duplicates"],
+        folds=DM["folds"],
+        seed=SEED,
+    log:
+        f"{DM_DIR}/logs/prepare.log",
+    benchmark:
+        f"{DM_DIR}/benchmarks/prepare.tsv"
+    conda:
+        ENV_CHEM
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    script:
+        "../scripts/depmap_prepare.py"
+
+
+rule depmap_features:
+    """{featurization} embedding of the DepMap drugs that CMAP lacks."""
+    input:
+        drugs=f"{DM_DIR}/prepared/drugs.tsv",
+        cmap=dm_cmap_features,
+        model=lambda wc: DS["fingerprint"]["mol2vec_model_path"] if wc.featurization == "mol2vec" else [],
+    output:
+        f"{DM_DIR}/prepared/new_drugs_{{featurization}}.tsv.gz",
+    wildcard_constraints:
+        featurization="morgan|mol2vec",
+    params:
+        fingerprint=canonical({k: DS["fingerprint"][k] for k in ("radius", "n_bits")}),
+    log:
+        f"{DM_DIR}/logs/features_{{featurization}}.log",
+    benchmark:
+        f"{DM_DIR}/benchmarks/features_{{featurization}}.tsv"
+    conda:
+        ENV_CHEM
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    script:
+        "../scripts/depmap_features.py"
+
+
+rule depmap_source:
+    """GPU-tagged: NTK source model on the CMAP cell lines not in DepMap;
+    imputed expression of every DepMap target pair."""
+    input:
+        expression=f"{DS_DIR}/preprocessed/expression.gctx",
+        pairs=f"{DS_DIR}/preprocessed/pairs.tsv",
+        controls=f"{DS_DIR}/preprocessed/controls.tsv",
+        features=dm_features,
+        targets=f"{DM_DIR}/prepared/targets.tsv",
+    output:
+        imputed=f"{DM_DIR}/{{featurization}}/source/imputed.gctx",
+        ridge=f"{DM_DIR}/{{featurization}}/source/ridge_grid.tsv",
+        summary=f"{DM_DIR}/{{featurization}}/source/summary.json",
+    wildcard_constraints:
+        featurization="morgan|mol2vec",
+    params:
+        cfg=DM_SOURCE_PARAMS,
+        seed=SEED,
+        device=DEVICE,
+    log:
+        f"{DM_DIR}/{{featurization}}/logs/source.log",
+    benchmark:
+        f"{DM_DIR}/{{featurization}}/benchmarks/source.tsv"
+    conda:
+        ENV_TORCH
+    threads: 2
+    resources:
+        gpu=1,
+        slurm_partition=GPU_PARTITION,
+        mem_mb=24000,
+        runtime=240,
+    script:
+        "../scripts/depmap_source.py"
+
+
+rule depmap_projection:
+    """GPU-tagged: the ridge of each model (curve=ridge); projection vs baseline
+    by 5-fold CV x seeds against the number of target samples (curve=scaling)
+    or of source genes (curve=genes)."""
+    input:
+        unpack(dm_projection_ridge),
+        targets=f"{DM_DIR}/prepared/targets.tsv",
+        imputed=f"{DM_DIR}/{{featurization}}/source/imputed.gctx",
+        summary=f"{DM_DIR}/{{featurization}}/source/summary.json",
+        controls=f"{DS_DIR}/preprocessed/controls.tsv",
+        features=dm_features,
+    output:
+        f"{DM_DIR}/{{featurization}}/projection/{{curve}}.tsv",
+    wildcard_constraints:
+        featurization="morgan|mol2vec",
+        curve="ridge|scaling|genes",
+    params:
+        cfg=DM_PROJECTION_PARAMS,
+        seed=SEED,
+        device=DEVICE,
+    log:
+        f"{DM_DIR}/{{featurization}}/logs/projection_{{curve}}.log",
+    benchmark:
+        f"{DM_DIR}/{{featurization}}/benchmarks/projection_{{curve}}.tsv"
+    conda:
+        ENV_TORCH
+    threads: 1
+    resources:
+        gpu=1,
+        slurm_partition=GPU_PARTITION,
+        mem_mb=8000,
+        runtime=120,
+    script:
+        "../scripts/depmap_projection.py"
+
+
+rule depmap_figure:
+    """SI Fig. {fig} of the DepMap study: its table (TSV) and figure (PDF, PNG)."""
+    input:
+        lambda wc: f"{DM_DIR}/{wc.featurization}/projection/"
+                   + ("scaling" if wc.fig == "figS9a" else "genes") + ".tsv",
+    output:
+        table=f"{DM_DIR}/{{featurization}}/tables/{{fig}}.tsv",
+        pdf=f"{DM_DIR}/{{featurization}}/figures/{{fig}}.pdf",
+        png=report(
+            f"{DM_DIR}/{{featurization}}/figures/{{fig}}.png",
+            caption="../report/depmap.rst",
+            category="Kernel transfer: DepMap viability",
+            subcategory=f"{DS_NAME} / {DM_NAME}",
+        ),
+    wildcard_constraints:
+        featurization="morgan|mol2vec",
+        fig="figS9[ab]",
+    params:
+        first=DM["scaling"]["first"],
+        label=lambda wc: f"{DM_NAME} on {DS_NAME}, {wc.featurization}",
+    log:
+        f"{DM_DIR}/{{featurization}}/logs/figure_{{fig}}.log",
+    benchmark:
+        f"{DM_DIR}/{{featurization}}/benchmarks/figure_{{fig}}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/depmap_figure.py"
+
+
+rule depmap_featurizations_table:
+    """The drug featurizations compared (R² at the smallest and largest target size)."""
+    input:
+        expand(f"{DM_DIR}/{{featurization}}/tables/figS9a.tsv", featurization=DM["featurizations"]),
+    output:
+        f"{DM_DIR}/tables/featurizations.tsv",
+    params:
+        featurizations=DM["featurizations"],
+    log:
+        f"{DM_DIR}/logs/featurizations.log",
+    benchmark:
+        f"{DM_DIR}/benchmarks/featurizations.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/depmap_featurizations.py"
+
+
+# Named targets: SI Fig. S9 panels (every configured featurization) and the comparison.
+rule depmap_figS9a:
+    """Target: viability R² vs target samples, projection vs baseline, with the log2 law."""
+    input:
+        [f for feat in DM["featurizations"] for f in [f"{DM_DIR}/{feat}/tables/figS9a.tsv",
+                                                      *figure(f"{DM_STUDY}/{feat}", "figS9a")]],
+
+
+rule depmap_figS9b:
+    """Target: viability R² vs number of genes predicted by the source, seen vs unseen drugs."""
+    input:
+        [f for feat in DM["featurizations"] for f in [f"{DM_DIR}/{feat}/tables/figS9b.tsv",
+                                                      *figure(f"{DM_STUDY}/{feat}", "figS9b")]],
+
+
+rule depmap_featurizations:
+    """Target: Morgan vs Mol2Vec (those configured) on the DepMap task."""
+    input:
+        f"{DM_DIR}/tables/featurizations.tsv",
