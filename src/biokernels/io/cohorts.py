@@ -1,0 +1,450 @@
+"""Expression cohorts with a 5-year relapse label (PIMKL, Manica et al. 2019,
+Section 3.1 and Supplementary Table S1).
+
+Two real layouts (``../shared/data/breast_cancer_small_cohorts``) and one
+generic layout (the embedded default written by
+:mod:`biokernels.synth.pimkl`):
+
+* genefu ``vdxs`` (GSE2034 + GSE5327): samples x probes TSV, a probe
+  annotation table and a clinical table (:func:`read_vdxs_cohort`);
+* scikit-survival's GSE7390 ARFF: clinical columns + 76 probes
+  (:func:`read_arff_cohort`);
+* a samples x genes TSV plus a ``sample_id, label`` TSV (:func:`read_cohort`).
+
+All return ``X`` (DataFrame, samples x genes, float64), ``y`` (Series of 0/1
+int64 indexed like ``X``) and a dict of counts; nothing is dropped silently.
+
+**5-year label** (:func:`five_year_labels`), as in the paper's benchmark
+(Cun & Froehlich 2013; Table S1 "rfs <= 5 years" vs "> 5 years"): with the
+horizon ``H = 1826`` days (5 x 365.25, floored),
+
+* relapse (event) at time <= H -> 1 (poor outcome);
+* follow-up time > H (with or without a later event) -> 0;
+* censored (no event) at time <= H -> excluded: whether the patient relapsed
+  within 5 years is unknown. Excluded samples are counted
+  (``censored_before_horizon``) and logged;
+* missing time or event -> excluded, counted (``no_endpoint``).
+
+**Missing expression values** are an error by default (the file and the
+first sample and gene are named); ``nan_policy="drop"`` drops the samples
+holding any, counted in ``samples_with_nan``.
+
+**Probe collapse** (:func:`collapse_probes`): several probes measure one gene
+on Affymetrix arrays. The default ``"max_mean"`` keeps, per gene, the probe
+with the highest mean expression over the samples at hand (the usual choice,
+e.g. WGCNA's ``collapseRows`` "MaxMean" and genefu's ``geneid.map``; a bright
+probe is the least noisy on a log scale, and the value stays one real
+measurement). ``"mean"`` averages the gene's probes. Probes without a
+symbol are dropped and counted.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from biokernels.io.networks import InputError, read_table
+
+log = logging.getLogger(__name__)
+
+#: 5 years in days (5 x 365.25, floored): the PIMKL / Cun & Froehlich horizon.
+FIVE_YEARS_DAYS = 1826.0
+
+COLLAPSE_METHODS = ("max_mean", "mean")
+
+
+def five_year_labels(time: pd.Series, event: pd.Series, horizon: float = FIVE_YEARS_DAYS,
+                     origin: str = "<clinical>") -> tuple[pd.Series, dict[str, int]]:
+    """Binary "relapse within ``horizon``" labels from survival data.
+
+    Parameters
+    ----------
+    time : Series, float (days), indexed by sample
+    event : Series, 0/1 (1 = relapse / metastasis observed), same index
+    horizon : float
+        Days; 1826 by default.
+    origin : str
+        File name for error messages.
+
+    Returns
+    -------
+    labels : Series of int64 (0/1), indexed by the kept samples, in input order
+        1 = event at time <= horizon; 0 = time > horizon.
+    counts : dict
+        ``samples``, ``positive``, ``negative``,
+        ``censored_before_horizon`` (no event, time <= horizon: excluded),
+        ``no_endpoint`` (time or event missing: excluded).
+
+    Raises
+    ------
+    InputError
+        If an event is not 0/1 or a time is negative (the sample is named).
+    """
+    t = pd.to_numeric(time, errors="coerce")
+    e = pd.to_numeric(event, errors="coerce")
+    missing = t.isna() | e.isna()
+    bad_e = ~missing & ~e.isin([0, 1])
+    if bad_e.any():
+        raise InputError(f"{origin}: sample {bad_e.idxmax()!r}: event must be 0 or 1, got {event[bad_e.idxmax()]!r}")
+    bad_t = ~missing & (t < 0)
+    if bad_t.any():
+        raise InputError(f"{origin}: sample {bad_t.idxmax()!r}: negative survival time {t[bad_t.idxmax()]}")
+    pos = ~missing & (e == 1) & (t <= horizon)
+    neg = ~missing & (t > horizon)
+    censored = ~missing & (e == 0) & (t <= horizon)
+    labels = pd.Series(np.where(pos, 1, 0), index=time.index, dtype="int64")[pos | neg]
+    counts = {"samples": int(len(t)), "positive": int(pos.sum()), "negative": int(neg.sum()),
+              "censored_before_horizon": int(censored.sum()), "no_endpoint": int(missing.sum())}
+    if counts["censored_before_horizon"] or counts["no_endpoint"]:
+        log.info("%s: excluded %d sample(s) censored before %g days and %d without endpoint",
+                 origin, counts["censored_before_horizon"], horizon, counts["no_endpoint"])
+    return labels, counts
+
+
+def collapse_probes(expr: pd.DataFrame, probe_to_gene: pd.Series | dict[str, str],
+                    method: str = "max_mean") -> tuple[pd.DataFrame, dict[str, int]]:
+    """Collapse a samples x probes matrix to samples x genes.
+
+    Parameters
+    ----------
+    expr : DataFrame, shape (n_samples, n_probes), float
+    probe_to_gene : Series or dict, probe -> gene symbol
+        Probes absent from it or mapped to ``""``/NaN are dropped.
+    method : {"max_mean", "mean"}
+        ``"max_mean"``: per gene, the probe with the highest mean over the
+        samples (ties: first probe in column order); ``"mean"``: average of
+        the gene's probes.
+
+    Returns
+    -------
+    X : DataFrame, shape (n_samples, n_genes), float64, genes sorted
+    counts : dict
+        ``probes``, ``probes_without_gene``, ``genes``,
+        ``genes_with_several_probes``, ``probes_collapsed`` (probes not
+        kept as their gene's value, or averaged into it).
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is unknown or no probe maps to a gene.
+    """
+    if method not in COLLAPSE_METHODS:
+        raise ValueError(f"collapse method {method!r}: expected one of {COLLAPSE_METHODS}")
+    genes = pd.Series(probe_to_gene).reindex(expr.columns)
+    genes = genes.where(genes.notna() & (genes.astype(str).str.strip() != ""))
+    mapped = genes.notna().to_numpy()
+    if not mapped.any():
+        raise ValueError("no probe maps to a gene symbol")
+    sub = expr.loc[:, mapped].astype(float)
+    g = genes[mapped].astype(str).str.strip()
+    if method == "mean":
+        X = sub.T.groupby(g.to_numpy()).mean().T
+    else:
+        means = sub.mean(axis=0)
+        order = pd.DataFrame({"gene": g.to_numpy(), "mean": means.to_numpy(), "pos": np.arange(len(g))})
+        best = order.sort_values(["gene", "mean", "pos"], ascending=[True, False, True]).drop_duplicates("gene")
+        X = sub.iloc[:, best["pos"].to_numpy()]
+        X.columns = best["gene"].to_numpy()
+    X = X.sort_index(axis=1)
+    X.columns.name = None
+    per_gene = g.value_counts()
+    counts = {"probes": int(expr.shape[1]), "probes_without_gene": int((~mapped).sum()),
+              "genes": int(X.shape[1]), "genes_with_several_probes": int((per_gene > 1).sum()),
+              "probes_collapsed": int(mapped.sum() - X.shape[1])}
+    return X, counts
+
+
+def _check_nan(X: pd.DataFrame, origin: str, nan_policy: str) -> tuple[pd.DataFrame, int]:
+    if nan_policy not in ("error", "drop"):
+        raise ValueError(f"nan_policy {nan_policy!r}: expected 'error' or 'drop'")
+    bad = X.isna().any(axis=1)
+    if bad.any() and nan_policy == "error":
+        s = bad.idxmax()
+        gene = X.loc[s].isna().idxmax()
+        raise InputError(f"{origin}: sample {s!r}, column {gene!r}: missing value "
+                         f"({int(bad.sum())} sample(s) have missing values; expected a number)")
+    if bad.any():
+        log.warning("%s: dropped %d sample(s) with missing expression values", origin, int(bad.sum()))
+    return X[~bad], int(bad.sum())
+
+
+def read_vdxs_cohort(expression_path: str | Path, annotation_path: str | Path, clinical_path: str | Path,
+                     series: str | list[str] | None = "VDX", endpoint: str = "rfs",
+                     collapse: str = "max_mean", horizon: float = FIVE_YEARS_DAYS,
+                     symbol_col: str = "HUGO.gene.symbol", nan_policy: str = "error"
+                     ) -> tuple[pd.DataFrame, pd.Series, dict[str, int]]:
+    """Read the genefu ``vdxs`` cohort (GSE2034 = ``VDX``, GSE5327 = ``VDXN``).
+
+    Parameters
+    ----------
+    expression_path : path
+        ``vdxs_expression_150x966.tsv.gz``: samples x probes, first column
+        the sample id, log2 MAS5 values.
+    annotation_path : path
+        ``vdxs_probe_annotation.tsv`` with columns ``probe`` and ``symbol_col``.
+    clinical_path : path
+        ``vdxs_clinical.tsv``: first column the sample id, ``series``,
+        ``t.<endpoint>`` (days) and ``e.<endpoint>`` (0/1).
+    series : str or list of str or None
+        Keep these series (``"VDX"`` = GSE2034, the paper's cohort); all
+        when None.
+    endpoint : {"rfs", "dmfs"}
+        Relapse-free (paper, Table S1, for GSE2034) or distant-metastasis-free
+        survival. RFS is given for VDX only.
+    collapse : {"max_mean", "mean"}
+        See :func:`collapse_probes`.
+    horizon : float
+        Days, see :func:`five_year_labels`.
+    symbol_col : str
+        Annotation column with the gene symbol.
+    nan_policy : {"error", "drop"}
+
+    Returns
+    -------
+    X : DataFrame (n_labelled, n_genes), float64, genes sorted
+    y : Series (n_labelled,), int64 0/1, same index
+    counts : dict
+        Those of :func:`five_year_labels` and :func:`collapse_probes`, plus
+        ``series_dropped``, ``samples_with_nan`` and ``samples_kept``.
+
+    Raises
+    ------
+    InputError
+        Missing file/column, non-numeric expression, missing values with
+        ``nan_policy="error"``, samples of the clinical table absent from the
+        expression table (a few are named), bad survival values.
+    """
+    expr = _read_numeric_matrix(expression_path)
+    ann = read_table(annotation_path)
+    for col in ("probe", symbol_col):
+        if col not in ann.columns:
+            raise InputError(f"{annotation_path}: missing column {col!r}; found {list(ann.columns)}")
+    clin = read_table(clinical_path)
+    clin = clin.set_index(clin.columns[0])
+    need = ["series", f"t.{endpoint}", f"e.{endpoint}"]
+    missing = [c for c in need if c not in clin.columns]
+    if missing:
+        raise InputError(f"{clinical_path}: missing column(s) {missing}; found {list(clin.columns)}")
+    counts: dict[str, int] = {}
+    if series is not None:
+        keep = clin["series"].isin([series] if isinstance(series, str) else list(series))
+        counts["series_dropped"] = int((~keep).sum())
+        clin = clin[keep]
+    else:
+        counts["series_dropped"] = 0
+    absent = clin.index.difference(expr.index)
+    if len(absent):
+        raise InputError(f"{clinical_path}: {len(absent)} sample(s) absent from {expression_path}, "
+                         f"e.g. {list(absent[:3])}")
+    y, c = five_year_labels(clin[f"t.{endpoint}"].replace("", np.nan), clin[f"e.{endpoint}"].replace("", np.nan),
+                            horizon, str(clinical_path))
+    counts.update(c)
+    X, c = collapse_probes(expr.loc[y.index], dict(zip(ann["probe"], ann[symbol_col])), collapse)
+    counts.update(c)
+    X, counts["samples_with_nan"] = _check_nan(X, str(expression_path), nan_policy)
+    y = y.loc[X.index]
+    counts["samples_kept"] = int(len(y))
+    return X, y, counts
+
+
+def read_arff_cohort(path: str | Path, time_col: str = "t.tdm", event_col: str = "e.tdm",
+                     probe_prefix: str = "X", probe_to_gene: pd.Series | dict[str, str] | None = None,
+                     collapse: str = "max_mean", horizon: float = FIVE_YEARS_DAYS,
+                     sample_prefix: str = "GSE7390_", nan_policy: str = "error"
+                     ) -> tuple[pd.DataFrame, pd.Series, dict[str, int]]:
+    """Read scikit-survival's GSE7390 (TRANSBIG) ARFF: clinical + 76 probes.
+
+    The endpoint is distant-metastasis-free survival (``t.tdm`` days,
+    ``e.tdm``), the only one in the file (the paper used RFS for GSE7390,
+    Table S1). The file has no sample ids: rows are named
+    ``<sample_prefix><row:04d>`` (1-based).
+
+    Parameters
+    ----------
+    path : path
+        ARFF file (gzip allowed), read with :func:`scipy.io.arff.loadarff`.
+    time_col, event_col : str
+    probe_prefix : str
+        Probe columns start with it (``X219340_s_at``); it is stripped.
+    probe_to_gene : Series or dict, optional
+        Probe -> symbol; when given the probes are collapsed to genes
+        (:func:`collapse_probes`), otherwise ``X`` keeps the probe ids.
+    collapse, horizon, nan_policy
+        As in :func:`read_vdxs_cohort`.
+
+    Returns
+    -------
+    X : DataFrame (n_labelled, n_probes or n_genes), float64
+    y : Series, int64 0/1
+    counts : dict
+        :func:`five_year_labels` counts, ``probes``, ``samples_with_nan``,
+        ``samples_kept`` (and the collapse counts with ``probe_to_gene``).
+
+    Raises
+    ------
+    InputError
+        If the file cannot be parsed, a column is missing, or a value is
+        missing with ``nan_policy="error"``.
+    """
+    from scipy.io import arff
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: expected an ARFF file, found nothing")
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        text = fh.read()
+    try:
+        data, _meta = arff.loadarff(io.StringIO(text))
+    except Exception as err:  # scipy raises several types (ParseArffError, ValueError)
+        raise InputError(f"{path}: cannot parse as ARFF: {err}") from None
+    df = pd.DataFrame(data)
+    for col in (time_col, event_col):
+        if col not in df.columns:
+            raise InputError(f"{path}: missing attribute {col!r}")
+    df.index = [f"{sample_prefix}{i:04d}" for i in range(1, len(df) + 1)]
+    event = df[event_col].map(lambda v: v.decode() if isinstance(v, bytes) else v)
+    y, counts = five_year_labels(df[time_col], event.replace("?", np.nan), horizon, str(path))
+    probes = [c for c in df.columns if c.startswith(probe_prefix)]
+    X = df.loc[y.index, probes].astype(float)
+    X.columns = [c[len(probe_prefix):] for c in probes]
+    counts["probes"] = len(probes)
+    if probe_to_gene is not None:
+        X, c = collapse_probes(X, probe_to_gene, collapse)
+        counts.update(c)
+    X, counts["samples_with_nan"] = _check_nan(X, str(path), nan_policy)
+    y = y.loc[X.index]
+    counts["samples_kept"] = int(len(y))
+    return X, y, counts
+
+
+# ---------------------------------------------------------------------------
+# generic layout (embedded default)
+
+def _read_numeric_matrix(path: str | Path) -> pd.DataFrame:
+    try:  # fast path: a clean numeric table
+        fast = pd.read_csv(path, sep="\t", index_col=0, na_values=["", "NA", "NaN", "nan", "na", "?"],
+                           keep_default_na=False)
+        if (fast.shape[1] >= 1 and all(pd.api.types.is_numeric_dtype(t) for t in fast.dtypes)
+                and fast.index.is_unique and not fast.columns.duplicated().any()
+                and not any(str(c).startswith("Unnamed:") for c in fast.columns)
+                and not fast.index.isna().any()):
+            fast.index = pd.Index([str(i).strip() for i in fast.index], name=None)
+            if (fast.index != "").all() and fast.index.is_unique:
+                fast.columns = [str(c) for c in fast.columns]
+                return fast.astype(float)
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError, OSError):
+        pass
+    table = read_table(path)
+    if table.shape[1] < 2:
+        raise InputError(f"{path}: expected a sample-id column and at least one gene column, "
+                         f"found {table.shape[1]} column(s)")
+    ids = table.iloc[:, 0].str.strip()
+    if (ids == "").any():
+        raise InputError(f"{path}: data row {int(np.flatnonzero(ids == '')[0]) + 1}: empty sample id")
+    dup = ids.duplicated()
+    if dup.any():
+        raise InputError(f"{path}: sample id {ids[dup].iloc[0]!r} appears twice")
+    cols = list(table.columns[1:])
+    if len(set(cols)) < len(cols):
+        raise InputError(f"{path}: duplicated column name(s) {sorted({c for c in cols if cols.count(c) > 1})[:3]}")
+    body = table.iloc[:, 1:].apply(lambda s: s.str.strip())
+    nums = body.apply(pd.to_numeric, errors="coerce")
+    # a non-empty, non-NA text that is not a number is an error; empty / NA -> NaN
+    nan_text = body.isin(["", "NA", "NaN", "nan", "na", "?"])
+    bad = nums.isna() & ~nan_text
+    if bad.any().any():
+        r = int(np.flatnonzero(bad.any(axis=1).to_numpy())[0])
+        c = bad.columns[bad.iloc[r].to_numpy()][0]
+        raise InputError(f"{path}: sample {ids.iloc[r]!r}, column {c!r}: expected a number, "
+                         f"got {body.iloc[r][c]!r}")
+    nums.index = pd.Index(ids.to_numpy(), name=None)
+    return nums.astype(float)
+
+
+def read_expression_tsv(path: str | Path, nan_policy: str = "error") -> tuple[pd.DataFrame, int]:
+    """Read a samples x genes TSV (first column: sample id; header: genes).
+
+    Returns
+    -------
+    X : DataFrame (n_samples, n_genes), float64
+    samples_with_nan : int (dropped with ``nan_policy="drop"``)
+
+    Raises
+    ------
+    InputError
+        Missing/empty file, empty or duplicated sample id, duplicated gene,
+        a non-numeric value, or (``nan_policy="error"``) a missing value —
+        the file, sample and gene are named.
+    """
+    return _check_nan(_read_numeric_matrix(path), str(path), nan_policy)
+
+
+def read_labels_tsv(path: str | Path, label_col: str = "label") -> pd.Series:
+    """Read binary labels: a TSV with the sample id first and a ``label`` column.
+
+    Returns
+    -------
+    Series of int64 (0/1), indexed by sample id
+
+    Raises
+    ------
+    InputError
+        Missing column, empty or duplicated sample id, a label that is not 0
+        or 1 (the sample is named), or only one class present.
+    """
+    table = read_table(path)
+    if label_col not in table.columns or table.columns[0] == label_col:
+        raise InputError(f"{path}: expected columns 'sample_id' and {label_col!r}; found {list(table.columns)}")
+    ids = table.iloc[:, 0].str.strip()
+    if (ids == "").any() or ids.duplicated().any():
+        s = "" if (ids == "").any() else ids[ids.duplicated()].iloc[0]
+        raise InputError(f"{path}: sample id {s!r} is empty or appears twice")
+    raw = table[label_col].str.strip()
+    ok = raw.isin(["0", "1"])
+    if not ok.all():
+        r = int(np.flatnonzero(~ok.to_numpy())[0])
+        raise InputError(f"{path}: sample {ids.iloc[r]!r}, column {label_col!r}: expected 0 or 1, "
+                         f"got {raw.iloc[r]!r}")
+    y = pd.Series(raw.astype("int64").to_numpy(), index=pd.Index(ids.to_numpy()), name=label_col)
+    if y.nunique() < 2:
+        raise InputError(f"{path}: labels are all {y.iloc[0]} (expected both classes 0 and 1)")
+    return y
+
+
+def read_cohort(expression_path: str | Path, labels_path: str | Path, nan_policy: str = "error"
+                ) -> tuple[pd.DataFrame, pd.Series, dict[str, int]]:
+    """Read a generic cohort: samples x genes TSV + labels TSV (the layout of
+    :func:`biokernels.synth.pimkl.generate_default`).
+
+    Returns
+    -------
+    X : DataFrame (n_samples, n_genes), float64, rows in the expression file's order
+    y : Series int64 0/1, aligned with ``X``
+    counts : dict ``samples``, ``genes``, ``positive``, ``negative``, ``samples_with_nan``
+
+    Raises
+    ------
+    InputError
+        Everything :func:`read_expression_tsv` and :func:`read_labels_tsv`
+        raise, and sample ids that differ between the two files (a few of
+        each side are named).
+    """
+    X = _read_numeric_matrix(expression_path)
+    y = read_labels_tsv(labels_path)
+    only_x = X.index.difference(y.index)
+    only_y = y.index.difference(X.index)
+    if len(only_x) or len(only_y):
+        raise InputError(f"{expression_path} vs {labels_path}: sample ids differ: "
+                         f"{len(only_x)} only in the expression file (e.g. {list(only_x[:3])}), "
+                         f"{len(only_y)} only in the labels file (e.g. {list(only_y[:3])})")
+    X, n_nan = _check_nan(X, str(expression_path), nan_policy)
+    y = y.loc[X.index]
+    counts = {"samples": int(len(y)), "genes": int(X.shape[1]), "positive": int(y.sum()),
+              "negative": int((y == 0).sum()), "samples_with_nan": n_nan}
+    return X, y, counts
