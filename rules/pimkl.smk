@@ -1,0 +1,289 @@
+# PIMKL: pathway-induced multiple kernel learning (Manica et al. 2019, npj
+# Syst. Biol. Appl.; issue #8): network + gene sets + labelled cohorts ->
+# Algorithm S1 per (gene-set collection, cohort) -> significance, signature
+# correlation; Algorithm S2 on the large cohort (mRNA, CNA, both; trained vs
+# transferred signature) -> Figures 3a, 3b, 4, 5, 6, S1, S2, S4 and the
+# sensitivity table. Helpers and PK_* constants live in pimkl_common.smk.
+
+
+rule pimkl_generate:
+    """Embedded default: network, gene sets, six cohorts and a two-omics cohort
+    with planted pathways (biokernels.synth.pimkl)."""
+    output:
+        network=f"{PK_RAW}/network.tsv",
+        gene_sets=f"{PK_RAW}/gene_sets.gmt",
+        params=f"{PK_RAW}/truth/params.json",
+        cohorts=[p for c in PK_COHORT_SPECS for p in pk_cohort_files(c)] if PK_SYNTH else [],
+    params:
+        generator=canonical(PK_SRC.get("generator", {})),
+        seed=SEED,
+        outdir=lambda wc, output: os.path.dirname(output.network),
+    log:
+        f"{PK_DIR}/logs/generate.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/generate.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    script:
+        "../scripts/pimkl_generate.py"
+
+
+rule pimkl_download:
+    """A public input file (GEO series, MSigDB GMT, STRING links) for users
+    with network: checksummed (sha256) download named by its config field."""
+    output:
+        f"resources/pimkl/download/{PK_NAME}/{{field}}",
+    wildcard_constraints:
+        field="[A-Za-z0-9_.]+",
+    params:
+        spec=lambda wc: canonical(PK_DOWNLOADS[wc.field]),
+    log:
+        f"{PK_DIR}/logs/download_{{field}}.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/download_{{field}}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=120,
+    script:
+        "../scripts/drug_screen_download.py"
+
+
+rule pimkl_network:
+    """Interaction network -> cleaned undirected gene edge table (counts logged)."""
+    input:
+        PK_NETWORK["path"],
+    output:
+        edges=f"{PK_DIR}/network/edges.tsv",
+        counts=f"{PK_DIR}/network/counts.json",
+    params:
+        network=canonical({k: v for k, v in PK_NETWORK.items() if k != "path"}),
+    log:
+        f"{PK_DIR}/logs/network.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/network.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    script:
+        "../scripts/pimkl_network.py"
+
+
+rule pimkl_gene_sets:
+    """A gene-set collection, checked and rewritten; random_<c> = as many sets
+    of random size drawn from the union of <c>'s sets (Fig. S2 control)."""
+    input:
+        pk_gmt,
+    output:
+        f"{PK_DIR}/gene_sets/{{collection}}.gmt",
+    wildcard_constraints:
+        collection="[A-Za-z0-9_]+",
+    params:
+        random=lambda wc: wc.collection.startswith("random_"),
+        size_range=PK["controls"]["random_size"],
+        seed=SEED,
+    log:
+        f"{PK_DIR}/logs/gene_sets_{{collection}}.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/gene_sets_{{collection}}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/pimkl_gene_sets.py"
+
+
+rule pimkl_s1:
+    """Algorithm S1 on one cohort with one gene-set collection: repeated
+    stratified CV, inner lambda grid, EasyMKL weights, held-out AUCs; the
+    baselines (SVMs, equal weights) with the study's collection only."""
+    input:
+        edges=f"{PK_DIR}/network/edges.tsv",
+        gene_sets=f"{PK_DIR}/gene_sets/{{collection}}.gmt",
+        cohort=lambda wc: pk_cohort_files(wc.cohort),
+    output:
+        aucs=f"{PK_DIR}/s1/{{collection}}/{{cohort}}/aucs.tsv",
+        weights=f"{PK_DIR}/s1/{{collection}}/{{cohort}}/weights.tsv",
+        pathways=f"{PK_DIR}/s1/{{collection}}/{{cohort}}/pathways.tsv",
+    wildcard_constraints:
+        collection="[A-Za-z0-9_]+",
+        cohort="[A-Za-z0-9_]+",
+    params:
+        cfg=PK_S1_PARAMS,
+        spec=lambda wc: canonical(PK_COHORT_SPECS[wc.cohort]),
+        baselines=lambda wc: wc.collection == PK_PRIMARY,
+        seed=SEED,
+    log:
+        f"{PK_DIR}/logs/s1_{{collection}}_{{cohort}}.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/s1_{{collection}}_{{cohort}}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    script:
+        "../scripts/pimkl_s1.py"
+
+
+rule pimkl_s2:
+    """Algorithm S2 on the large cohort: random splits with a few training
+    samples per class, fixed lambda; mRNA, CNA, both; and the signature
+    transferred from the other cohorts (median of their median weights)."""
+    input:
+        edges=f"{PK_DIR}/network/edges.tsv",
+        gene_sets=f"{PK_DIR}/gene_sets/{PK_PRIMARY}.gmt",
+        cohort=pk_cohort_files(PK_LARGE) if PK_LARGE else [],
+        transfer=pk_s1(PK_PRIMARY, PK_TRANSFER_COHORTS, "weights"),
+    output:
+        aucs=f"{PK_DIR}/s2/aucs.tsv",
+        weights=f"{PK_DIR}/s2/weights.tsv",
+        transferred=f"{PK_DIR}/s2/transferred.tsv",
+    params:
+        cfg=PK_S2_PARAMS,
+        spec=canonical(PK_COHORT_SPECS[PK_LARGE]) if PK_LARGE else {},
+        cohort=PK_LARGE or "",
+        seed=SEED,
+    log:
+        f"{PK_DIR}/logs/s2.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/s2.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=120,
+    script:
+        "../scripts/pimkl_s2.py"
+
+
+rule pimkl_sensitivity_run:
+    """Algorithm S1 on one cohort with each alternative modelling choice
+    (classifier, kernel aggregation, inner-CV criterion, probe collapse)."""
+    input:
+        edges=f"{PK_DIR}/network/edges.tsv",
+        gene_sets=f"{PK_DIR}/gene_sets/{PK_PRIMARY}.gmt",
+        cohort=lambda wc: pk_cohort_files(wc.cohort),
+    output:
+        f"{PK_DIR}/sensitivity/{{cohort}}.tsv",
+    wildcard_constraints:
+        cohort="[A-Za-z0-9_]+",
+    params:
+        cfg=PK_SENS_PARAMS,
+        spec=lambda wc: canonical(PK_COHORT_SPECS[wc.cohort]),
+        seed=SEED,
+    log:
+        f"{PK_DIR}/logs/sensitivity_{{cohort}}.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/sensitivity_{{cohort}}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    script:
+        "../scripts/pimkl_sensitivity.py"
+
+
+rule pimkl_figure:
+    """PIMKL figure {fig}: its table (TSV) and figure (PDF, PNG)."""
+    input:
+        pk_figure_inputs,
+    output:
+        table=f"{PK_DIR}/tables/{{fig}}.tsv",
+        pdf=f"results/{PK_STUDY}/figures/{{fig}}.pdf",
+        png=report(
+            f"results/{PK_STUDY}/figures/{{fig}}.png",
+            caption="../report/pimkl.rst",
+            category="PIMKL",
+            subcategory=PK_NAME,
+        ),
+    wildcard_constraints:
+        fig="fig3a|fig3b|fig4|fig5|fig6|figS1|figS2|figS4|sensitivity",
+    params:
+        significance=canonical(PK["significance"]),
+        collections=PK_COLLECTIONS,
+        dataset=PK_NAME,
+        large=PK_LARGE or "",
+    log:
+        f"{PK_DIR}/logs/figure_{{fig}}.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/figure_{{fig}}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/pimkl_figure.py"
+
+
+# Named targets: the paper's figures.
+rule pimkl_fig3a:
+    """Target: AUC box plots per method over all cohorts (per-repeat mean AUCs)."""
+    input:
+        pk_target("fig3a"),
+
+
+rule pimkl_fig3b:
+    """Target: heat map of the pathways significant per cohort (Wilcoxon vs 1/P, BH)."""
+    input:
+        pk_target("fig3b"),
+
+
+rule pimkl_fig4:
+    """Target: correlation of the median-weight signatures between cohorts."""
+    input:
+        pk_target("fig4"),
+
+
+rule pimkl_fig5:
+    """Target: S1 cohorts' AUCs and the large cohort's with trained vs transferred weights."""
+    input:
+        pk_target("fig5"),
+
+
+rule pimkl_fig6:
+    """Target: the large cohort's AUCs on CNA, mRNA and both."""
+    input:
+        pk_target("fig6"),
+
+
+rule pimkl_figS1:
+    """Target: AUC box plots per method, one panel per cohort."""
+    input:
+        pk_target("figS1"),
+
+
+rule pimkl_figS2:
+    """Target: PIMKL AUCs per cohort for each gene-set collection and its randomized control."""
+    input:
+        pk_target("figS2"),
+
+
+rule pimkl_figS4:
+    """Target: trained (large cohort) vs transferred signature, with the regression line."""
+    input:
+        pk_target("figS4"),
+
+
+rule pimkl_sensitivity:
+    """Target: mean/median AUC of Algorithm S1 under each alternative modelling choice."""
+    input:
+        pk_target("sensitivity"),

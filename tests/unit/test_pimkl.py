@@ -1,0 +1,149 @@
+"""PIMKL study library (biokernels.pimkl): Algorithm S1 recovers the planted
+pathways, the signature statistics agree with scipy / statsmodels, Algorithm
+S2 shapes, fold errors, determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import wilcoxon
+from statsmodels.stats.multitest import multipletests
+
+from biokernels import pimkl
+from biokernels.io.cohorts import read_cohort, read_expression_tsv
+from biokernels.io.networks import InputError, read_edge_list
+from biokernels.io.pathways import read_gmt
+from biokernels.synth.pimkl import generate_default
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    out = tmp_path_factory.mktemp("pimkl")
+    truth = generate_default(out, seed=3, n_genes=500, n_sets=12, set_size_range=(15, 80),
+                             cohorts={"a": 160, "b": 140}, large_size=240, n_planted=3, amplitude=0.6)
+    edges, _ = read_edge_list(out / "network.tsv", weight_col="weight")
+    gene_sets = read_gmt(out / "gene_sets.gmt")
+    cohorts = {c: read_cohort(out / f"cohorts/{c}/expression.tsv", out / f"cohorts/{c}/labels.tsv")[:2]
+               for c in ("a", "b", "multiomics")}
+    cna, _ = read_expression_tsv(out / "cohorts/multiomics/cna.tsv")
+    return {"dir": out, "truth": truth, "edges": edges, "gene_sets": gene_sets, "cohorts": cohorts, "cna": cna}
+
+
+@pytest.fixture(scope="module")
+def s1(data):
+    X, y = data["cohorts"]["a"]
+    return pimkl.run_s1(X, y, data["edges"], data["gene_sets"], cohort="a", repeats=3, folds=5, seed=11,
+                        lambdas=(0.1, 0.5, 0.9), baseline_C_grid=(1.0,))
+
+
+def test_s1_tables_and_planted_pathways_significant(data, s1):
+    aucs, w = s1.aucs, s1.weights
+    assert set(aucs["method"]) == set(pimkl.METHODS)
+    assert len(aucs) == 3 * 5 * 4 and aucs["auc"].between(0, 1).all()
+    P = int(s1.pathways["kernel"].sum())
+    assert len(w) == 15 * P
+    np.testing.assert_allclose(w.groupby(["repeat", "fold"])["weight"].sum(), 1.0, atol=1e-9)
+    mean = aucs.groupby("method")["auc"].mean()
+    assert mean["pimkl"] > 0.75 and mean["pimkl"] > mean["svm_linear"]
+    # 15 folds: exact one-sided Wilcoxon p >= 2^-15; BH over P sets at 0.01
+    tests = pimkl.signature_tests(w, alpha=0.01)
+    sig = set(tests.loc[tests["significant"], "pathway"])
+    planted = set(data["truth"]["planted_pathways"])
+    assert planted <= sig
+    assert len(sig - planted) <= 1
+
+
+def test_signature_tests_match_scipy_and_statsmodels():
+    rng = np.random.default_rng(0)
+    P, F = 6, 12
+    rows = []
+    for c, shift in (("x", 0.4), ("y", 0.0)):
+        W = rng.dirichlet(np.ones(P), size=F)
+        W[:, 0] += shift
+        W /= W.sum(axis=1, keepdims=True)
+        for f in range(F):
+            rows += [{"cohort": c, "fold": f, "pathway": f"p{k}", "weight": W[f, k]} for k in range(P)]
+    w = pd.DataFrame(rows)
+    t = pimkl.signature_tests(w, alpha=0.05)
+    for c, sub in t.groupby("cohort"):
+        W = w[w["cohort"] == c].pivot(index="fold", columns="pathway", values="weight")
+        p = [wilcoxon(W[k] - 1 / P, alternative="greater").pvalue for k in sub["pathway"]]
+        np.testing.assert_allclose(sub["p_value"], p)
+        reject, padj, _, _ = multipletests(p, alpha=0.05, method="fdr_bh")
+        np.testing.assert_allclose(sub["p_adjusted"], padj)
+        np.testing.assert_array_equal(sub["significant"], reject & (np.median(W[sub["pathway"]], axis=0) > 1 / P))
+    assert t.loc[(t["cohort"] == "x") & (t["pathway"] == "p0"), "significant"].item()
+    wide = pimkl.significance_table(t, min_cohorts=1)
+    assert "p0" in wide.index and wide.loc["p0", "n_significant"] >= 1
+    corr = pimkl.signature_correlation(w)
+    assert len(corr) == 4 and np.isclose(corr.query("cohort_a == 'x' and cohort_b == 'x'")["r"].iloc[0], 1.0)
+
+
+def test_s2_shapes_and_transfer(data, s1):
+    X, y = data["cohorts"]["multiomics"]
+    transferred = pimkl.median_signature(s1.weights)["a"]
+    res = pimkl.run_s2({"mrna": X, "cna": data["cna"].loc[X.index]}, y, data["edges"], data["gene_sets"],
+                       cohort="multiomics", folds=4, per_class=15, lam=0.2, transferred=transferred, seed=2)
+    a = res.aucs
+    assert len(a) == 4 * 4  # mrna, cna, both trained + mrna transferred
+    assert set(map(tuple, a[["omics", "weights"]].drop_duplicates().to_numpy())) == {
+        ("mrna", "trained"), ("cna", "trained"), ("both", "trained"), ("mrna", "transferred")}
+    assert (a["n_train"] == 30).all() and (a["n_test"] == len(y) - 30).all()
+    w = res.weights
+    np.testing.assert_allclose(w.groupby(["fold", "omics"])["weight"].sum(), 1.0, atol=1e-9)
+    both = w[(w["omics"] == "both") & (w["fold"] == 1)]
+    assert set(both["data_type"]) == {"mrna", "cna"}
+    assert len(both) == len(w[(w["omics"] == "mrna") & (w["fold"] == 1)]) + len(
+        w[(w["omics"] == "cna") & (w["fold"] == 1)])
+    m = a.groupby(["omics", "weights"])["auc"].mean()
+    assert m[("mrna", "trained")] > m[("cna", "trained")]
+
+
+def test_one_class_fold_is_an_input_error(data):
+    X, y = data["cohorts"]["b"]
+    y = y.copy()
+    y[:] = 0
+    y.iloc[:3] = 1  # 3 positives cannot fill 5 folds
+    with pytest.raises(InputError, match=r"cohort 'bad'.*fold"):
+        pimkl.run_s1(X, y, data["edges"], data["gene_sets"], cohort="bad", repeats=1, folds=5)
+    with pytest.raises(InputError, match="cohort 'bad'"):
+        pimkl.s2_splits(y.to_numpy(), 2, 5, 0, "bad")
+    with pytest.raises(InputError, match="only class"):
+        pimkl.cv_splits(np.zeros(20, int), 1, 2, 0, "bad")
+
+
+def test_nan_samples_rejected_by_the_readers(data, tmp_path):
+    text = (data["dir"] / "cohorts/b/expression.tsv").read_text().splitlines()
+    fields = text[2].split("\t")
+    fields[3] = "NA"
+    text[2] = "\t".join(fields)
+    (tmp_path / "e.tsv").write_text("\n".join(text) + "\n")
+    with pytest.raises(InputError, match="missing value"):
+        pimkl.load_cohort({"format": "tsv", "expression_path": tmp_path / "e.tsv",
+                           "labels_path": data["dir"] / "cohorts/b/labels.tsv"})
+
+
+def test_same_seed_same_tables(data):
+    X, y = data["cohorts"]["b"]
+    kw = dict(cohort="b", repeats=1, folds=3, lambdas=(0.1, 0.5), seed=5, baselines=False)
+    r1 = pimkl.run_s1(X, y, data["edges"], data["gene_sets"], **kw)
+    r2 = pimkl.run_s1(X, y, data["edges"], data["gene_sets"], **kw)
+    pd.testing.assert_frame_equal(r1.aucs, r2.aucs)
+    pd.testing.assert_frame_equal(r1.weights, r2.weights)
+    r3 = pimkl.run_s1(X, y, data["edges"], data["gene_sets"], **{**kw, "seed": 6})
+    assert not r1.aucs["auc"].equals(r3.aucs["auc"])
+
+
+def test_random_gene_sets_and_sensitivity(data):
+    gs = data["gene_sets"]
+    r1 = pimkl.random_gene_sets(gs, seed=1, size_range=(50, 60))
+    assert r1 == pimkl.random_gene_sets(gs, seed=1, size_range=(50, 60))
+    union = set().union(*map(set, gs.values()))
+    assert len(r1) == len(gs) and all(50 <= len(v) <= 60 and set(v) <= union for v in r1.values())
+    X, y = data["cohorts"]["b"]
+    table = pimkl.run_sensitivity(lambda c, collapse: (X, y, False), ["b"], data["edges"], gs,
+                                  {"repeats": 1, "folds": 3, "lambdas": (0.1, 0.5), "seed": 0})
+    assert list(table["variant"]) == [v[0] for v in pimkl.SENSITIVITY_VARIANTS]
+    assert table.set_index("variant").loc["collapse_mean", "applicable"] == False  # noqa: E712
+    assert table.loc[table["applicable"], "mean_auc"].between(0.5, 1).all()
