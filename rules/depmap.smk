@@ -53,7 +53,8 @@ rule depmap_download:
 
 rule depmap_prepare:
     """Viability table -> drugs matched to CMAP by InChIKey, unusable rows listed
-    with a reason, seen / unseen strata and folds."""
+    with a reason, source cell lines (CMAP = the drug_screen.n_cells lines with
+    the most pairs, minus the targets), seen / unseen strata and folds."""
     input:
         table=dm_table,
         pert_info=ds_raw("pert_info"),
@@ -69,6 +70,7 @@ rule depmap_prepare:
                          {"description": DM_SRC.get("description", "")}),
         duplicates=DM["duplicates"],
         folds=DM["folds"],
+        n_cmap=DS["n_cells"],
         seed=SEED,
     log:
         f"{DM_DIR}/logs/prepare.log",
@@ -119,6 +121,7 @@ rule depmap_source:
         controls=f"{DS_DIR}/preprocessed/controls.tsv",
         features=dm_features,
         targets=f"{DM_DIR}/prepared/targets.tsv",
+        counts=f"{DM_DIR}/prepared/counts.json",
     output:
         imputed=f"{DM_DIR}/{{featurization}}/source/imputed.gctx",
         ridge=f"{DM_DIR}/{{featurization}}/source/ridge_grid.tsv",

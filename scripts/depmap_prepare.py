@@ -26,7 +26,7 @@ log.info("drugs matched by InChIKey: %s", dcounts)
 pairs = pd.read_csv(smk.input.pairs, sep="\t", index_col=0, dtype=str)
 controls = pd.read_csv(smk.input.controls, sep="\t", index_col=0, usecols=[0], dtype=str)
 targets, dropped, counts = prepare_targets(viab, drugs, pairs, controls.index, duplicates=smk.params.duplicates,
-                                           k=smk.params.folds, seed=smk.params.seed)
+                                           k=smk.params.folds, seed=smk.params.seed, n_cmap=smk.params.n_cmap)
 for reason in ("missing_value", "no_structure", "cell_not_in_cmap", "duplicate_merged"):
     if counts[reason]:
         log.warning("%d row(s) %s (listed in %s)", counts[reason], reason.replace("_", " "), smk.output.dropped)

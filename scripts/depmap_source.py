@@ -27,10 +27,12 @@ controls = controls[list(expr.columns.astype(str))]
 features = pd.concat([pd.read_csv(p, sep="\t", index_col=0) for p in smk.input.features])
 features.index = features.index.astype(str)
 targets = pd.read_csv(smk.input.targets, sep="\t", index_col=0, dtype={"drug_key": str, "cell_id": str})
+with open(smk.input.counts) as f:
+    source_cells = json.load(f)["source_cells"]
 log.info("CMAP: %d pairs x %d genes; DepMap targets: %d pairs", len(expr), expr.shape[1], len(targets))
 t0 = time.perf_counter()
 imputed, info, ridge = impute_expression(
-    expr, pairs, controls, features, targets, lam=cfg["source"]["ridge"], ridge_grid=cfg["source_ridge"]["grid"],
+    expr, pairs, controls, features, targets, source_cells, lam=cfg["source"]["ridge"], ridge_grid=cfg["source_ridge"]["grid"],
     ridge_subset=cfg["source_ridge"]["subset"], max_source_pairs=cfg["source"]["max_pairs"],
     kernel_params=cfg["kernel"], device=device, solver=cfg["solver"], seed=smk.params.seed, log=log)
 info["seconds"] = time.perf_counter() - t0

@@ -56,7 +56,8 @@ MODELS = ("baseline", "projection")
 
 
 def impute_expression(expression: pd.DataFrame, cmap_pairs: pd.DataFrame, controls: pd.DataFrame,
-                      features: pd.DataFrame, targets: pd.DataFrame, lam: float | None = None,
+                      features: pd.DataFrame, targets: pd.DataFrame, source_cells: list[str],
+                      lam: float | None = None,
                       ridge_grid=(1000.0,), ridge_subset: int = 2000, max_source_pairs: int | None = None,
                       kernel_params: dict | None = None, device="cpu", solver: str = "auto", seed: int = 0,
                       log=None) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
@@ -70,7 +71,8 @@ def impute_expression(expression: pd.DataFrame, cmap_pairs: pd.DataFrame, contro
     controls : DataFrame (cells x genes), control expression
     features : DataFrame (drugs x p), drug embedding, indexed by CMAP pert_id
         and by DepMap ``drug_key`` (every drug of the source pairs and targets)
-    targets : from :func:`prepare_targets`
+    targets : from :func:`biokernels.io.depmap.prepare_targets`
+    source_cells : the source cell lines (its ``counts["source_cells"]``)
     lam : float, optional
         Ridge; when None it is chosen on ``ridge_grid`` by the validation mean
         R² on a random ``ridge_subset`` of the source (80/20).
@@ -100,7 +102,9 @@ def impute_expression(expression: pd.DataFrame, cmap_pairs: pd.DataFrame, contro
     from biokernels.metrics import mean_r2
 
     target_cells = sorted(targets["cell_id"].unique())
-    src_mask = ~cmap_pairs["cell_id"].isin(target_cells).to_numpy()
+    if set(source_cells) & set(target_cells):
+        raise ValueError(f"cell lines both source and target: {sorted(set(source_cells) & set(target_cells))}")
+    src_mask = cmap_pairs["cell_id"].isin(source_cells).to_numpy()
     src_pairs = cmap_pairs[src_mask]
     rng = np.random.default_rng([int(seed), 41])
     if max_source_pairs is not None and len(src_pairs) > max_source_pairs:

@@ -88,6 +88,11 @@ def test_planted_defects_are_counted_not_lost(screen):
     assert (targets["stratum"] == "seen").sum() == targets["drug_key"].isin(src_drugs).sum()
     sizes = targets.groupby(["stratum", "fold"]).size()
     assert (sizes.groupby(level=0).agg(np.ptp) <= 1).all()  # balanced folds
+    # CMAP = the n_cmap most profiled cell lines; the source is CMAP minus the targets
+    top6 = pairs["cell_id"].value_counts().index[:6]
+    _, _, c6 = dio.prepare_targets(v, drugs, pairs, controls.index, n_cmap=6)
+    assert c6["source_cells"] == sorted(set(top6) - set(params["cells"]))
+    assert counts["source_cells"] == sorted(set(pairs["cell_id"]) - set(params["cells"]))
     with pytest.raises(InputError, match=r"repeat a \(drug, cell line\) pair, e.g. rows"):
         dio.prepare_targets(v, drugs, pairs, controls.index, duplicates="error")
 

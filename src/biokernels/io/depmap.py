@@ -157,7 +157,7 @@ def match_drugs(depmap: pd.DataFrame, cmap_smiles: pd.Series) -> tuple[pd.DataFr
 
 
 def prepare_targets(viability: pd.DataFrame, drugs: pd.DataFrame, cmap_pairs: pd.DataFrame,
-                    cmap_cells, duplicates: str = "mean", k: int = 5, seed: int = 0
+                    cmap_cells, duplicates: str = "mean", k: int = 5, seed: int = 0, n_cmap: int | None = None
                     ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """The DepMap target set: clean rows, strata and folds.
 
@@ -171,6 +171,10 @@ def prepare_targets(viability: pd.DataFrame, drugs: pd.DataFrame, cmap_pairs: pd
         Several rows for one (drug, cell line): averaged (counted), or an error.
     k : int, folds per stratum
     seed : int
+    n_cmap : int, optional
+        CMAP is the ``n_cmap`` cell lines with the most pairs (the paper's
+        CMAP had 70); the source is CMAP minus the target cell lines (the
+        paper: 64). None = every cell line of ``cmap_pairs`` with controls.
 
     Returns
     -------
@@ -180,8 +184,8 @@ def prepare_targets(viability: pd.DataFrame, drugs: pd.DataFrame, cmap_pairs: pd
         cell line not in DepMap), ``fold``.
     dropped : DataFrame of the table rows not used, with ``reason`` in
         :data:`DROP_REASONS` (merged duplicates are listed, not lost).
-    counts : dict, rows per reason, ``target_cells``, ``source_cells``,
-        ``pairs``, ``seen``, ``unseen``.
+    counts : dict, rows per reason, ``target_cells``, ``source_cells`` (list),
+        ``n_source_cells``, ``pairs``, ``seen``, ``unseen``.
 
     Raises
     ------
@@ -203,7 +207,10 @@ def prepare_targets(viability: pd.DataFrame, drugs: pd.DataFrame, cmap_pairs: pd
     if not target_cells:
         raise InputError(f"viability table: none of its cell lines {sorted(v['cell_id'].unique())[:10]} has CMAP "
                          "control expression (check cell_pattern)")
-    source_cells = sorted(cmap_cells - set(target_cells))
+    ranked = cmap_pairs.loc[cmap_pairs["cell_id"].isin(cmap_cells), "cell_id"].value_counts()
+    ranked = ranked.sort_values(ascending=False, kind="stable").index.astype(str)
+    cmap = set(ranked[:n_cmap] if n_cmap is not None else ranked)
+    source_cells = sorted(cmap - set(target_cells))
     if not source_cells:
         raise InputError("every CMAP cell line is in DepMap: no source cell line is left")
     dup = keep.duplicated(["drug_key", "cell_id"], keep=False)
@@ -226,6 +233,6 @@ def prepare_targets(viability: pd.DataFrame, drugs: pd.DataFrame, cmap_pairs: pd
     dropped = dropped[["row", "drug_id", "smiles", "cell_id", "viability", "reason"]]
     counts = {r: int((dropped["reason"] == r).sum()) for r in DROP_REASONS}
     counts.update(rows=int(len(v)), pairs=int(len(agg)), target_cells=target_cells,
-                  n_source_cells=len(source_cells), seen=int((agg["stratum"] == "seen").sum()),
+                  source_cells=source_cells, n_source_cells=len(source_cells), seen=int((agg["stratum"] == "seen").sum()),
                   unseen=int((agg["stratum"] == "unseen").sum()))
     return agg, dropped, counts
