@@ -10,6 +10,9 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
+report: "report/workflow.rst"
+
+
 include: "rules/common.smk"
 include: "rules/demo.smk"
 include: "rules/diffusion_mkl.smk"
@@ -17,6 +20,9 @@ include: "rules/theory.smk"
 include: "rules/drug_screen.smk"
 include: "rules/depmap.smk"
 include: "rules/pimkl.smk"
+include: "rules/mmdt.smk"
+include: "rules/mkl_transfer.smk"
+include: "rules/report.smk"
 
 
 rule all:
@@ -27,4 +33,6 @@ rule all:
         DS_TARGETS,
         DM_TARGETS,
         PK_TARGETS,
+        MM_TARGETS,
+        MT_TARGETS,
     default_target: True

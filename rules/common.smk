@@ -30,6 +30,14 @@ wildcard_constraints:
     sweep="lam|bandwidth",
 
 
+# Report categories, one per paper (report/workflow.rst; rules/report.smk
+# adds "0. Paper vs reproduction").
+PAPER_TRANSFER = "1. Transfer learning with kernel methods (Radhakrishnan et al. 2023)"
+PAPER_DIFFUSION = "2. Adaptive diffusion kernel learning (Sun, Ji & Ye 2008)"
+PAPER_PIMKL = "3. PIMKL: pathway-induced MKL (Manica et al. 2019)"
+PAPER_MMDT = "4. LS-MMDT: scalable domain adaptation (Rodner et al. 2013)"
+
+
 def figure(study, fig_id):
     """The PDF and PNG of a figure target (DESIGN.md naming)."""
     return [f"results/{study}/figures/{fig_id}.pdf", f"results/{study}/figures/{fig_id}.png"]
@@ -225,3 +233,25 @@ def dm_projection_ridge(wc):
         return {}
     return {"ridge": f"{DM_DIR}/{wc.featurization}/projection/ridge.tsv"}
 include: "pimkl_common.smk"
+
+
+# --- LS-MMDT (rules/mmdt.smk) ----------------------------------------------
+MM = config["mmdt"]
+MM_DIGITS_PARAMS = canonical({k: MM[k] for k in ("C_source", "C_target", "max_alternations", "digits")})
+MM_COHORT_PARAMS = canonical({k: MM[k] for k in ("C_source", "C_target", "max_alternations", "cohorts")})
+# The cohort task uses the PIMKL study's cohorts (pimkl_common.smk): by default
+# the pooled cohorts of Algorithm S1 -> the large cohort (or, without one, the
+# last S1 cohort from the others).
+MM_TARGET_COHORT = MM["cohorts"]["target"] or PK_LARGE or PK_S1_COHORTS[-1]
+MM_SOURCE_COHORTS = list(MM["cohorts"]["source"]) or [c for c in PK_S1_COHORTS if c != MM_TARGET_COHORT]
+for _c in [MM_TARGET_COHORT, *MM_SOURCE_COHORTS]:
+    if _c not in PK_COHORT_SPECS:
+        raise WorkflowError(f"mmdt.cohorts: {_c!r} is not a cohort of pimkl.dataset {PK_NAME!r} "
+                            f"({sorted(PK_COHORT_SPECS)})")
+if not MM_SOURCE_COHORTS:
+    raise WorkflowError("mmdt.cohorts: no source cohort left (pimkl.dataset has a single cohort)")
+MM_COHORT_STUDY = f"mmdt/cohorts_{PK_NAME}"
+MM_COHORT_DIR = f"results/{MM_COHORT_STUDY}"
+MM_TARGETS = ["results/mmdt/digits/tables/learning_curve.tsv", *figure("mmdt/digits", "learning_curve"),
+              f"{MM_COHORT_DIR}/tables/learning_curve.tsv", *figure(MM_COHORT_STUDY, "learning_curve")]
+include: "mkl_transfer_common.smk"

@@ -195,8 +195,8 @@ rule depmap_figure:
         png=report(
             f"{DM_DIR}/{{featurization}}/figures/{{fig}}.png",
             caption="../report/depmap.rst",
-            category="Kernel transfer: DepMap viability",
-            subcategory=f"{DS_NAME} / {DM_NAME}",
+            category=PAPER_TRANSFER,
+            subcategory=f"SI Fig. S9: DepMap viability ({DS_NAME} / {DM_NAME})",
         ),
     wildcard_constraints:
         featurization="morgan|mol2vec",

@@ -215,7 +215,7 @@ rule diffusion_plot:
         png=report(
             "results/diffusion/{ds}/figures/{kind}.png",
             caption="../report/diffusion.rst",
-            category="Diffusion-kernel MKL",
+            category=PAPER_DIFFUSION,
             subcategory="{ds}",
         ),
     wildcard_constraints:

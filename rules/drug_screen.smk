@@ -301,8 +301,8 @@ rule drug_screen_figure:
         png=report(
             f"{DS_MODEL_DIR}/figures/{{fig}}.png",
             caption="../report/drug_screen.rst",
-            category="Kernel transfer: virtual drug screening",
-            subcategory=DS_NAME,
+            category=PAPER_TRANSFER,
+            subcategory=f"Fig. 4: virtual drug screen ({DS_NAME})",
         ),
     wildcard_constraints:
         fig="fig4[a-f]",

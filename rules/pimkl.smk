@@ -210,7 +210,7 @@ rule pimkl_figure:
         png=report(
             f"results/{PK_STUDY}/figures/{{fig}}.png",
             caption="../report/pimkl.rst",
-            category="PIMKL",
+            category=PAPER_PIMKL,
             subcategory=PK_NAME,
         ),
     wildcard_constraints:

@@ -37,7 +37,8 @@ rule theory_plot:
         png=report(
             "results/theory/figures/{tid}.png",
             caption="../report/theory.rst",
-            category="Transfer theory (linear setting)",
+            category=PAPER_TRANSFER,
+            subcategory="Theory (linear setting)",
         ),
     wildcard_constraints:
         tid="|".join(THEORY_IDS),

@@ -402,3 +402,70 @@ def digits_learning_curve(ks: Sequence[int] = (1, 2, 3, 5, 10), seeds: Sequence[
             source_map=upsampling_matrix(), C_source=C_source, C_target=C_target,
             mmdt_params=mmdt_params, methods=methods))
     return pd.concat(frames, ignore_index=True)
+
+
+def cohort_domains(source: dict[str, tuple[pd.DataFrame, pd.Series]], target: tuple[pd.DataFrame, pd.Series]
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    """Two domains from expression cohorts: the pooled source cohorts and one
+    target cohort, on the genes measured in all of them.
+
+    Each domain is standardized gene-wise with its own mean and standard
+    deviation (the source pooled, the target over all its samples: label-free,
+    so no target label leaks), as cross-cohort studies usually do; what is
+    left to adapt is how the outcome relates to expression on each platform.
+
+    Parameters
+    ----------
+    source : dict cohort name -> (X samples x genes DataFrame, y Series 0/1)
+    target : (X, y) of the target cohort
+
+    Returns
+    -------
+    Xs (n_s, g), ys (n_s,), Xt (n_t, g), yt (n_t,) as float / int arrays, and
+    a dict ``genes`` (g, columns in sorted gene order), ``source_cohorts``, ``n_source``, ``n_target``,
+    ``constant_genes_dropped``.
+
+    Raises
+    ------
+    InputError
+        No source cohort, or fewer than 2 genes shared by every cohort.
+    """
+    if not source:
+        raise InputError("cohort_domains: no source cohort given")
+    genes = target[0].columns
+    for X, _ in source.values():
+        genes = genes.intersection(X.columns)
+    genes = genes.sort_values()
+    Xs = pd.concat([X[genes] for X, _ in source.values()])
+    ys = pd.concat([y for _, y in source.values()])
+    Xt, yt = target[0][genes], target[1]
+    keep = (Xs.std(axis=0) > 0) & (Xt.std(axis=0) > 0)
+    if keep.sum() < 2:
+        raise InputError(f"cohort_domains: {int(keep.sum())} gene(s) measured and variable in every cohort; need >= 2")
+    Xs, Xt = Xs.loc[:, keep], Xt.loc[:, keep]
+    z = lambda X: ((X - X.mean(axis=0)) / X.std(axis=0)).to_numpy(np.float64)  # noqa: E731
+    info = {"genes": int(keep.sum()), "source_cohorts": list(source), "n_source": int(len(ys)),
+            "n_target": int(len(yt)), "constant_genes_dropped": int((~keep).sum())}
+    return z(Xs), ys.to_numpy(int), z(Xt), yt.to_numpy(int), info
+
+
+def curve_table(curve: pd.DataFrame) -> pd.DataFrame:
+    """Learning-curve table: mean and SD over seeds of every accuracy column
+    per (method, k).
+
+    Parameters
+    ----------
+    curve : output of :func:`cohort_transfer_curve` / :func:`digits_learning_curve`
+
+    Returns
+    -------
+    DataFrame ``method``, ``k``, ``metric`` (accuracy, accuracy_heldout,
+    accuracy_seen, accuracy_heldout_within), ``mean``, ``sd``, ``n_seeds``;
+    metrics that are NaN for every row of a method are left out.
+    """
+    metrics = [c for c in ("accuracy", "accuracy_heldout", "accuracy_seen", "accuracy_heldout_within")
+               if c in curve.columns]
+    long = curve.melt(id_vars=["method", "k", "seed"], value_vars=metrics, var_name="metric").dropna(subset=["value"])
+    out = long.groupby(["method", "k", "metric"], sort=False)["value"].agg(
+        mean="mean", sd=lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else np.nan, n_seeds="size").reset_index()
+    return out.sort_values(["metric", "method", "k"], kind="stable").reset_index(drop=True)

@@ -297,3 +297,31 @@ def plot_depmap_genes(table: pd.DataFrame, title: str) -> "matplotlib.figure.Fig
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return fig
+
+
+MMDT_COLORS = {"MMDT": "tab:blue", "MMDT-W0": "tab:purple", "SVM-Source": "tab:red", "SVM-Target": "tab:green"}
+MMDT_METRICS = {"accuracy": "accuracy, all target test samples",
+                "accuracy_heldout_within": "held-out classes (among themselves)"}
+
+
+def plot_mmdt_curve(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figure":
+    """LS-MMDT Figs. 3-6 shape: accuracy against the number of labelled target
+    examples per class for each method, mean ± SD over seeds; a second panel
+    for the classes without labelled target examples when there are any.
+    From :func:`biokernels.mmdt_tasks.curve_table`."""
+    import matplotlib.pyplot as plt
+
+    metrics = [m for m in MMDT_METRICS if m in set(table["metric"])]
+    fig, axes = plt.subplots(1, len(metrics), figsize=(4.8 * len(metrics), 3.8), squeeze=False)
+    for ax, metric in zip(axes[0], metrics):
+        for method, c in table[table["metric"] == metric].groupby("method", sort=False):
+            ax.errorbar(c["k"], c["mean"], yerr=c["sd"], fmt="o-", ms=3, capsize=2,
+                        color=MMDT_COLORS.get(method), label=method)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("labelled target examples per class")
+        ax.set_ylabel("accuracy")
+        ax.set_title(MMDT_METRICS[metric], fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -14,6 +14,7 @@
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.base import clone
 
@@ -306,3 +307,33 @@ def test_upsampling_matrix():
     img = np.arange(16.0)
     up = (U @ img).reshape(8, 8)
     assert up[0, 0] == up[1, 1] == 0.0 and up[7, 7] == 15.0 and up[0, 2] == 1.0
+
+
+def test_cohort_domains_pool_standardize_and_share_genes():
+    from biokernels.mmdt_tasks import cohort_domains
+
+    rng = np.random.default_rng(0)
+    a = pd.DataFrame(rng.normal(5, 2, (30, 4)), columns=["g1", "g2", "g3", "g4"])
+    b = pd.DataFrame(rng.normal(-1, 3, (20, 3)), columns=["g2", "g3", "g4"])
+    b["g4"] = 1.0  # constant in one cohort of the pool: kept (the pool varies)
+    t = pd.DataFrame(rng.normal(0, 1, (25, 3)), columns=["g4", "g2", "g3"])
+    ya, yb, yt = (pd.Series(rng.integers(0, 2, n)) for n in (30, 20, 25))
+    Xs, ys, Xt, yt_out, info = cohort_domains({"a": (a, ya), "b": (b, yb)}, (t, yt))
+    assert Xs.shape == (50, 3) and Xt.shape == (25, 3) and info["genes"] == 3
+    np.testing.assert_allclose(Xs.mean(axis=0), 0.0, atol=1e-12)  # standardized on the pool
+    np.testing.assert_allclose(Xt.std(axis=0, ddof=1), 1.0)        # and the target on its own
+    np.testing.assert_array_equal(ys, np.concatenate([ya, yb]))
+    # columns in sorted gene order (g2, g3, g4), whatever each file's order
+    np.testing.assert_allclose(Xt[:, 2], ((t["g4"] - t["g4"].mean()) / t["g4"].std()).to_numpy())
+    with pytest.raises(InputError, match="gene"):
+        cohort_domains({"a": (a[["g1"]], ya)}, (t, yt))
+
+
+def test_curve_table_means_over_seeds():
+    from biokernels.mmdt_tasks import curve_table
+
+    curve = pd.DataFrame({"method": ["MMDT"] * 4, "k": [1, 1, 2, 2], "seed": [0, 1, 0, 1],
+                          "accuracy": [0.5, 0.7, 0.8, 0.8], "accuracy_heldout_within": [np.nan] * 4})
+    t = curve_table(curve)
+    assert set(t["metric"]) == {"accuracy"}  # all-NaN metric left out
+    assert t["mean"].tolist() == pytest.approx([0.6, 0.8]) and t["n_seeds"].tolist() == [2, 2]

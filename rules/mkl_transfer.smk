@@ -1,0 +1,148 @@
+# Transfer versus multiple kernel learning (Radhakrishnan et al. 2023, Methods
+# "Comparison with multiple kernel learning approaches", SI Fig. S7; issue #6):
+# per MKL method (CKA, EasyMKL, FHeuristic, PWMK), the method on the target
+# (baseline), the source-learned weights on the target (transfer) and the
+# translated source model (Definition 2), on (a) the 8x8 digits, clean source
+# and corrupted targets, and (b) DepMap viability, one cell line to the others.
+# Helpers and MT_* constants live in mkl_transfer_common.smk.
+
+
+rule mkl_transfer_images:
+    """One corruption of the images task: every seed and MKL method, the three
+    models (and the source model alone), accuracies and learned weights."""
+    output:
+        accuracy=f"{MT_IMG_DIR}/runs/{{corruption}}_accuracy.tsv",
+        weights=f"{MT_IMG_DIR}/runs/{{corruption}}_weights.tsv",
+    wildcard_constraints:
+        corruption="[a-z_]+",
+    params:
+        model=MT_MODEL_PARAMS,
+        images=MT_IMG_PARAMS,
+    log:
+        f"{MT_IMG_DIR}/logs/images_{{corruption}}.log",
+    benchmark:
+        f"{MT_IMG_DIR}/benchmarks/images_{{corruption}}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    script:
+        "../scripts/mkl_transfer_images.py"
+
+
+rule mkl_transfer_bio:
+    """DepMap viability: source cell line -> every target cell line, drug
+    fingerprints as features, label = viability below the cell line's median."""
+    input:
+        targets=f"{DM_DIR}/prepared/targets.tsv",
+        features=mt_bio_features,
+    output:
+        accuracy=f"{MT_BIO_DIR}/runs/accuracy.tsv",
+        weights=f"{MT_BIO_DIR}/runs/weights.tsv",
+        info=f"{MT_BIO_DIR}/runs/info.json",
+    params:
+        model=MT_MODEL_PARAMS,
+        bio=MT_BIO_PARAMS,
+    log:
+        f"{MT_BIO_DIR}/logs/bio.log",
+    benchmark:
+        f"{MT_BIO_DIR}/benchmarks/bio.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    script:
+        "../scripts/mkl_transfer_bio.py"
+
+
+rule mkl_transfer_figure_images:
+    """SI Fig. S7 on the digits: accuracy per corruption, table and figure."""
+    input:
+        accuracy=mt_image_runs("accuracy"),
+        weights=mt_image_runs("weights"),
+    output:
+        table=f"{MT_IMG_DIR}/tables/figS7.tsv",
+        weights=f"{MT_IMG_DIR}/tables/figS7_weights.tsv",
+        pdf=f"{MT_IMG_DIR}/figures/figS7.pdf",
+        png=report(
+            f"{MT_IMG_DIR}/figures/figS7.png",
+            caption="../report/mkl_transfer.rst",
+            category=PAPER_TRANSFER,
+            subcategory="SI Fig. S7: transfer vs MKL (corrupted digits)",
+        ),
+    params:
+        fig="figS7",
+        title=f"SI Fig. S7 (digits {MT['images']['classes'][0]} vs {MT['images']['classes'][1]}, "
+              f"severity {MT['images']['severity']}): MKL vs translation",
+        xlabel="corruption",
+        order=MT_CORRUPTIONS,
+    log:
+        f"{MT_IMG_DIR}/logs/figure_figS7.log",
+    benchmark:
+        f"{MT_IMG_DIR}/benchmarks/figure_figS7.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/mkl_transfer_figure.py"
+
+
+rule mkl_transfer_figure_bio:
+    """SI Fig. S7 on DepMap viability: accuracy per target cell line."""
+    input:
+        accuracy=[f"{MT_BIO_DIR}/runs/accuracy.tsv"],
+        weights=[f"{MT_BIO_DIR}/runs/weights.tsv"],
+    output:
+        table=f"{MT_BIO_DIR}/tables/figS7_bio.tsv",
+        weights=f"{MT_BIO_DIR}/tables/figS7_bio_weights.tsv",
+        pdf=f"{MT_BIO_DIR}/figures/figS7_bio.pdf",
+        png=report(
+            f"{MT_BIO_DIR}/figures/figS7_bio.png",
+            caption="../report/mkl_transfer.rst",
+            category=PAPER_TRANSFER,
+            subcategory=f"SI Fig. S7: transfer vs MKL (DepMap {DM_NAME})",
+        ),
+    params:
+        fig="figS7_bio",
+        title=f"SI Fig. S7, biological task (DepMap {DM_NAME}, {MT_BIO['featurization']} fingerprints): "
+              f"MKL vs translation",
+        xlabel="target cell line",
+        order=None,
+    log:
+        f"{MT_BIO_DIR}/logs/figure_figS7_bio.log",
+    benchmark:
+        f"{MT_BIO_DIR}/benchmarks/figure_figS7_bio.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/mkl_transfer_figure.py"
+
+
+# Named targets.
+rule mkl_figS7:
+    """Target: SI Fig. S7 on corrupted digits (accuracy per corruption of
+    baseline, transfer and translation for each MKL method), with its TSV."""
+    input:
+        f"{MT_IMG_DIR}/tables/figS7.tsv",
+        f"{MT_IMG_DIR}/tables/figS7_weights.tsv",
+        figure(MT_IMG_STUDY, "figS7"),
+
+
+rule mkl_figS7_bio:
+    """Target: SI Fig. S7's comparison on DepMap viability (cell line -> cell
+    lines), with its TSV."""
+    input:
+        f"{MT_BIO_DIR}/tables/figS7_bio.tsv",
+        f"{MT_BIO_DIR}/tables/figS7_bio_weights.tsv",
+        figure(MT_BIO_STUDY, "figS7_bio"),

@@ -1,0 +1,103 @@
+# Large-scale max-margin domain transform (Rodner et al. 2013, LS-MMDT):
+# learning curves on a two-domain digits task (Figs. 3-6 shape, with classes
+# held out of the target training set) and across the breast-cancer cohorts
+# of the PIMKL study (pooled source cohorts -> the large cohort).
+# Helpers and MM_* constants live in common.smk.
+
+
+rule mmdt_digits:
+    """Accuracy vs labelled target examples per class on the digits task:
+    LS-MMDT (paper), LS-MMDT with a W0 prior, SVM-Source, SVM-Target."""
+    output:
+        "results/mmdt/digits/curves.tsv",
+    params:
+        cfg=MM_DIGITS_PARAMS,
+        seed=SEED,
+    log:
+        "results/mmdt/digits/logs/curves.log",
+    benchmark:
+        "results/mmdt/digits/benchmarks/curves.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    script:
+        "../scripts/mmdt_digits.py"
+
+
+rule mmdt_cohorts:
+    """Accuracy vs labelled target samples per class: the pooled source
+    cohorts of the PIMKL study to its large cohort."""
+    input:
+        [f for c in [*MM_SOURCE_COHORTS, MM_TARGET_COHORT] for f in pk_cohort_files(c)],
+    output:
+        curve=f"{MM_COHORT_DIR}/curves.tsv",
+        info=f"{MM_COHORT_DIR}/domains.json",
+    params:
+        cfg=MM_COHORT_PARAMS,
+        source_cohorts=MM_SOURCE_COHORTS,
+        target_cohort=MM_TARGET_COHORT,
+        specs=canonical({c: PK_COHORT_SPECS[c] for c in [*MM_SOURCE_COHORTS, MM_TARGET_COHORT]}),
+        collapse=PK["collapse"],
+        seed=SEED,
+    log:
+        f"{MM_COHORT_DIR}/logs/curves.log",
+    benchmark:
+        f"{MM_COHORT_DIR}/benchmarks/curves.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    script:
+        "../scripts/mmdt_cohorts.py"
+
+
+rule mmdt_figure:
+    """LS-MMDT learning curve of task {task}: table (TSV) and figure (PDF, PNG)."""
+    input:
+        "results/mmdt/{task}/curves.tsv",
+    output:
+        table="results/mmdt/{task}/tables/learning_curve.tsv",
+        pdf="results/mmdt/{task}/figures/learning_curve.pdf",
+        png=report(
+            "results/mmdt/{task}/figures/learning_curve.png",
+            caption="../report/mmdt.rst",
+            category=PAPER_MMDT,
+            subcategory="{task}",
+        ),
+    wildcard_constraints:
+        task="digits|cohorts_[A-Za-z0-9_.-]+",
+    params:
+        title=lambda wc: ("LS-MMDT, digits: 64-pixel source, 4x4 low-contrast target" if wc.task == "digits"
+                          else f"LS-MMDT, cohorts: {', '.join(MM_SOURCE_COHORTS)} -> {MM_TARGET_COHORT}"),
+    log:
+        "results/mmdt/{task}/logs/figure.log",
+    benchmark:
+        "results/mmdt/{task}/benchmarks/figure.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/mmdt_figure.py"
+
+
+# Named targets.
+rule mmdt_fig_digits:
+    """Target: accuracy vs labelled target examples per class on the digits task (Figs. 3-6 shape)."""
+    input:
+        "results/mmdt/digits/tables/learning_curve.tsv",
+        figure("mmdt/digits", "learning_curve"),
+
+
+rule mmdt_fig_cohorts:
+    """Target: accuracy vs labelled target samples per class, source cohorts -> the large cohort."""
+    input:
+        f"{MM_COHORT_DIR}/tables/learning_curve.tsv",
+        figure(MM_COHORT_STUDY, "learning_curve"),

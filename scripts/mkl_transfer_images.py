@@ -1,0 +1,30 @@
+"""Snakemake entry: SI Fig. S7 on one corruption of the digits (every seed and MKL method)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa: F821
+
+import pandas as pd  # noqa: E402
+
+from biokernels.logs import rule_logger  # noqa: E402
+from biokernels.mkl_transfer import digit_tasks, run_transfer  # noqa: E402
+
+smk = snakemake  # noqa: F821
+log = rule_logger(smk.log[0])
+model, images = smk.params.model, smk.params.images
+corruption = smk.wildcards.corruption
+accs, weights = [], []
+for seed in images["seeds"]:
+    source, targets, info = digit_tasks([corruption], seed, severity=images["severity"],
+                                        classes=tuple(images["classes"]), source_fraction=images["source_fraction"])
+    log.info("seed %d, %s: %s", seed, corruption, info)
+    acc, w = run_transfer(source, targets, seed=seed, methods=model["methods"], kernels=model["kernels"],
+                          learners=model["learners"], source_ridge=model["translation"]["source_ridge"],
+                          target_ridge=model["translation"]["target_ridge"])
+    accs.append(acc)
+    weights.append(w)
+acc = pd.concat(accs, ignore_index=True)
+acc.to_csv(smk.output.accuracy, sep="\t", index=False)
+pd.concat(weights, ignore_index=True).to_csv(smk.output.weights, sep="\t", index=False)
+log.info("mean accuracy on %s:\n%s", corruption,
+         acc[acc["target"] == corruption].pivot_table(index="method", columns="model", values="accuracy").round(3))

@@ -1,0 +1,34 @@
+"""Snakemake entry: LS-MMDT across breast-cancer cohorts: the pooled source
+cohorts to the large cohort with few labelled target samples per class."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa: F821
+
+import json  # noqa: E402
+
+from biokernels.logs import rule_logger  # noqa: E402
+from biokernels.mmdt_tasks import cohort_domains, cohort_transfer_curve  # noqa: E402
+from biokernels.pimkl import load_cohort  # noqa: E402
+
+smk = snakemake  # noqa: F821
+log = rule_logger(smk.log[0])
+cfg, task = smk.params.cfg, smk.params.cfg["cohorts"]
+cohorts = {}
+for name in [*smk.params.source_cohorts, smk.params.target_cohort]:
+    X, y, counts = load_cohort(smk.params.specs[name], collapse=smk.params.collapse, name=name)
+    log.info("cohort %s: %d samples x %d genes, %d positive", name, len(y), X.shape[1], int(y.sum()))
+    cohorts[name] = (X, y)
+target = cohorts.pop(smk.params.target_cohort)
+X, y = target
+source = cohorts
+Xs, ys, Xt, yt, info = cohort_domains(source, (X, y))
+log.info("domains: %s", info)
+seeds = list(range(smk.params.seed, smk.params.seed + task["seeds"]))
+curve = cohort_transfer_curve(Xs, ys, Xt, yt, task["ks"], seeds, C_source=cfg["C_source"], C_target=cfg["C_target"],
+                              mmdt_params={"max_alternations": cfg["max_alternations"]})
+curve.to_csv(smk.output.curve, sep="\t", index=False)
+with open(smk.output.info, "w") as f:
+    json.dump({**info, "target_cohort": smk.params.target_cohort}, f, indent=1)
+log.info("cohorts: %d rows\n%s", len(curve),
+         curve.groupby(["method", "k"])["accuracy"].mean().unstack().round(3).to_string())

@@ -1,0 +1,19 @@
+"""Snakemake entry: an LS-MMDT learning-curve figure and its table."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa: F821
+
+import pandas as pd  # noqa: E402
+
+from biokernels.logs import rule_logger  # noqa: E402
+from biokernels.mmdt_tasks import curve_table  # noqa: E402
+from biokernels.plotting import plot_mmdt_curve, save_figure  # noqa: E402
+
+smk = snakemake  # noqa: F821
+log = rule_logger(smk.log[0])
+table = curve_table(pd.read_csv(smk.input[0], sep="\t"))
+fig = plot_mmdt_curve(table, smk.params.title)
+table.to_csv(smk.output.table, sep="\t", index=False)
+save_figure(fig, smk.output.pdf, smk.output.png)
+log.info("%d rows", len(table))

@@ -1,0 +1,257 @@
+"""biokernels.report: paper_values.yaml validation, verdicts, and the
+reproduction table against small result tables."""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from biokernels.report import (VERDICTS, Context, PaperValuesError, SelectorError, judge, load_paper_values,
+                               reproduction_table, required_tables, schema_errors, select_value, verdict_counts)
+
+REPO = Path(__file__).resolve().parents[2]
+PAPER_VALUES = REPO / "config/paper_values.yaml"
+SCHEMA = REPO / "config/schemas/paper_values.schema.yaml"
+
+
+def _doc():
+    return {"version": 1,
+            "papers": {"p": {"title": "A paper", "file": "a.txt"}},
+            "entries": [
+                {"id": "t2_mdkl", "paper": "p", "where": "Table 2",
+                 "condition": {"dataset": "Ligand", "metric": "mean ROC", "method": "mDKL"},
+                 "value": 0.85, "tolerance": 0.02,
+                 "source": {"study": "diffusion", "table": "diffusion/{dkl_ligand}/tables/mean_roc.tsv",
+                            "select": {"method": "mDKL"}, "column": "mean_roc"}},
+                {"id": "mdkl_beats_e", "paper": "p", "where": "Table 2 (text)",
+                 "condition": {"dataset": "Ligand", "metric": "mDKL minus eBaseline"},
+                 "bound": {"op": ">", "value": 0.0}, "tolerance": 0.0,
+                 "source": {"study": "diffusion", "table": "diffusion/{dkl_ligand}/tables/mean_roc.tsv",
+                            "select": {"method": "mDKL"}, "column": "mean_roc",
+                            "versus": {"select": {"method": "eBaseline"}, "column": "mean_roc"}}},
+                {"id": "vm_mdkl", "paper": "p", "where": "Table 5",
+                 "condition": {"dataset": "von Mering", "metric": "mean ROC"},
+                 "value": 0.83, "tolerance": 0.02,
+                 "source": {"study": "diffusion", "table": "diffusion/{dkl_vonmering}/tables/mean_roc.tsv",
+                            "select": {"method": "mDKL"}, "column": "mean_roc"}},
+                {"id": "pk_auc", "paper": "p", "where": "Fig. 3a",
+                 "condition": {"dataset": "cohorts", "metric": "AUC"},
+                 "bound": {"op": "within", "value": 0.03}, "tolerance": 0.0,
+                 "source": {"study": "pimkl", "table": "pimkl/{pk_dataset}/tables/fig3a.tsv", "column": "auc"}},
+            ]}
+
+
+def _ctx(ligand=("real", True)):
+    return Context.from_mapping({"studies": ["diffusion", "theory"],
+                                 "placeholders": {"dkl_ligand": {ligand[0]: ligand[1]}, "dkl_vonmering": {},
+                                                  "pk_dataset": {}}})
+
+
+def _write_mean_roc(results: Path, ds: str, mdkl=0.86, ebase=0.82, drop=None):
+    t = pd.DataFrame({"method": ["mDKL", "eBaseline", "DKL"], "mean_roc": [mdkl, ebase, 0.84]})
+    if drop:
+        t = t[t["method"] != drop]
+    path = results / f"diffusion/{ds}/tables/mean_roc.tsv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    t.to_csv(path, sep="\t", index=False)
+    return path
+
+
+# --- the project's paper_values.yaml --------------------------------------
+
+def test_project_paper_values_is_valid_and_covers_the_papers():
+    doc = load_paper_values(PAPER_VALUES, SCHEMA)
+    assert set(doc["papers"]) == {"diffusion", "transfer", "pimkl", "mmdt"}
+    ids = [e["id"] for e in doc["entries"]]
+    assert len(ids) == len(set(ids))
+    for must in ("dkl_ligand_mean_roc_mdkl", "dkl_vonmering_stability_mean_mdkl", "ds_fig4c_log_law_r2",
+                 "dm_s9a_log_law_r2", "dm_s9a_predict_last", "theory_thm2_eq8_vs_simulation",
+                 "pimkl_fig3a_highest_median", "pimkl_figs4_signature_correlation", "mmdt_beats_svm_source",
+                 "mkl_s7_translation_beats_transfer_easymkl"):
+        assert must in ids, must
+    t2 = {e["source"]["select"]["method"]: e["value"] for e in doc["entries"]
+          if e["where"] == "Table 2" and "value" in e}
+    assert t2["mDKL"] == 0.8542 and t2["SM1"] == 0.8162 and len(t2) == 12
+
+
+def test_project_entries_of_unlanded_studies_are_not_run():
+    doc = load_paper_values(PAPER_VALUES, SCHEMA)
+    ctx = Context.from_mapping({"studies": ["theory"], "placeholders": {}})
+    # unknown placeholders of studies not in the workflow are fine: not run
+    table = reproduction_table({**doc, "entries": [e for e in doc["entries"] if e["source"]["study"] != "theory"]},
+                               "/nonexistent", ctx)
+    assert set(table["verdict"]) == {"not run"}
+    assert table["note"].str.contains("not in this workflow").all()
+
+
+# --- schema validation -----------------------------------------------------
+
+def test_valid_document_has_no_errors():
+    assert schema_errors(_doc(), SCHEMA) == []
+
+
+@pytest.mark.parametrize("edit, expect", [
+    (lambda d: d["entries"][0].update(value="high"), "'high' is not of type 'number'"),
+    (lambda d: d["entries"][0].pop("tolerance"), "'tolerance' is a required property"),
+    (lambda d: d["entries"][1]["bound"].update(op=">="), "'>=' is not one of"),
+    (lambda d: d["entries"][0].update(bound={"op": ">", "value": 1}), "t2_mdkl"),       # value and bound
+    (lambda d: d["entries"][0]["source"].update(reduce="sum"), "'sum' is not one of"),
+    (lambda d: d["entries"][0]["source"].update(table="/abs/x.tsv"), "does not match"),
+    (lambda d: d["entries"][0].update(colour="red"), "Additional properties"),
+    (lambda d: d["entries"][1].update(id="t2_mdkl"), "duplicate id"),
+    (lambda d: d["entries"][0].update(paper="nope"), "paper 'nope' is not in papers"),
+])
+def test_schema_errors_name_the_entry(edit, expect):
+    doc = _doc()
+    edit(doc)
+    errors = schema_errors(doc, SCHEMA)
+    assert errors, "no error"
+    text = "\n".join(errors)
+    assert expect in text
+    assert "t2_mdkl" in text or "mdkl_beats_e" in text
+
+
+def test_load_raises_with_every_problem(tmp_path):
+    doc = _doc()
+    doc["entries"][0]["value"] = "high"
+    doc["entries"][2]["tolerance"] = -1
+    path = tmp_path / "pv.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(PaperValuesError) as err:
+        load_paper_values(path, SCHEMA)
+    assert "t2_mdkl" in str(err.value) and "vm_mdkl" in str(err.value)
+
+
+# --- verdicts --------------------------------------------------------------
+
+@pytest.mark.parametrize("entry, reproduced, paper_data, verdict", [
+    ({"value": 0.85, "tolerance": 0.02}, 0.86, True, "reproduced"),
+    ({"value": 0.85, "tolerance": 0.02}, 0.80, True, "differs"),
+    ({"value": 0.85, "tolerance": 0.02}, 0.86, False, "not comparable on this data"),
+    ({"value": 0.85, "tolerance": 0.02}, math.nan, True, "differs"),
+    ({"bound": {"op": ">", "value": 0.9}, "tolerance": 0.0}, 0.95, True, "reproduced"),
+    ({"bound": {"op": ">", "value": 0.9}, "tolerance": 0.0}, 0.85, True, "differs"),
+    ({"bound": {"op": ">", "value": 0.9}, "tolerance": 0.1}, 0.85, True, "reproduced"),   # slack
+    ({"bound": {"op": "<", "value": 0.05}, "tolerance": 0.0}, 0.01, True, "reproduced"),
+    ({"bound": {"op": "<", "value": 0.05}, "tolerance": 0.0}, 0.2, True, "differs"),
+    ({"bound": {"op": "within", "value": 0.03}, "tolerance": 0.0}, -0.02, True, "reproduced"),
+    ({"bound": {"op": "within", "value": 0.03}, "tolerance": 0.0}, 0.05, True, "differs"),
+    ({"bound": {"op": "within", "value": 0.03, "center": 1.0}, "tolerance": 0.0}, 0.98, True, "reproduced"),
+    ({"value": 1e-4, "tolerance": 1.0, "scale": "log10"}, 5e-4, True, "reproduced"),
+    ({"value": 1e-4, "tolerance": 1.0, "scale": "log10"}, 0.2, True, "differs"),
+])
+def test_verdicts(entry, reproduced, paper_data, verdict):
+    assert judge(reproduced, entry, paper_data)[1] == verdict
+
+
+def test_difference_is_signed():
+    assert judge(0.8, {"value": 0.85, "tolerance": 0.1}, True)[0] == pytest.approx(-0.05)
+    assert judge(0.95, {"bound": {"op": ">", "value": 0.9}, "tolerance": 0}, True)[0] == pytest.approx(0.05)
+    assert judge(0.05, {"bound": {"op": "within", "value": 0.03}, "tolerance": 0}, True)[0] == pytest.approx(0.02)
+
+
+# --- the table ---------------------------------------------------------------
+
+def test_reproduction_table_one_row_per_entry(tmp_path):
+    _write_mean_roc(tmp_path, "real")
+    table = reproduction_table(_doc(), tmp_path, _ctx())
+    assert list(table["id"]) == ["t2_mdkl", "mdkl_beats_e", "vm_mdkl", "pk_auc"]
+    row = table.set_index("id")
+    assert row.loc["t2_mdkl", "reproduced"] == pytest.approx(0.86)
+    assert row.loc["t2_mdkl", "difference"] == pytest.approx(0.01)
+    assert row.loc["t2_mdkl", "verdict"] == "reproduced"
+    assert row.loc["mdkl_beats_e", "reproduced"] == pytest.approx(0.04)
+    assert row.loc["mdkl_beats_e", "verdict"] == "reproduced"
+    assert row.loc["vm_mdkl", "verdict"] == "not run" and "dkl_vonmering" in row.loc["vm_mdkl", "note"]
+    assert row.loc["pk_auc", "verdict"] == "not run" and "pimkl" in row.loc["pk_auc", "note"]
+    assert set(verdict_counts(table)) == set(VERDICTS) and sum(verdict_counts(table).values()) == 4
+
+
+def test_synthetic_data_is_not_comparable_but_shown(tmp_path):
+    _write_mean_roc(tmp_path, "synthetic", mdkl=0.95)
+    table = reproduction_table(_doc(), tmp_path, _ctx(("synthetic", False))).set_index("id")
+    assert table.loc["t2_mdkl", "verdict"] == "not comparable on this data"
+    assert table.loc["t2_mdkl", "reproduced"] == pytest.approx(0.95)
+    assert "differs" in table.loc["t2_mdkl", "note"]          # what the numbers alone would say
+
+
+def test_table_not_built_is_not_run(tmp_path):
+    table = reproduction_table(_doc(), tmp_path, _ctx()).set_index("id")
+    assert table.loc["t2_mdkl", "verdict"] == "not run" and "not built" in table.loc["t2_mdkl", "note"]
+
+
+def test_missing_row_in_an_existing_table_raises_naming_entry_table_selector(tmp_path):
+    _write_mean_roc(tmp_path, "real", drop="eBaseline")
+    with pytest.raises(SelectorError) as err:
+        reproduction_table(_doc(), tmp_path, _ctx())
+    msg = str(err.value)
+    assert "mdkl_beats_e" in msg and "diffusion/real/tables/mean_roc.tsv" in msg
+    assert "method" in msg and "eBaseline" in msg
+
+
+def test_missing_column_in_an_existing_table_raises(tmp_path):
+    doc = _doc()
+    doc["entries"][0]["source"]["column"] = "average_roc"
+    _write_mean_roc(tmp_path, "real")
+    with pytest.raises(SelectorError, match=r"t2_mdkl.*mean_roc.tsv.*average_roc"):
+        reproduction_table(doc, tmp_path, _ctx())
+
+
+def test_ambiguous_selection_raises():
+    t = pd.DataFrame({"method": ["a", "a"], "x": [1.0, 2.0]})
+    with pytest.raises(SelectorError, match="2 rows where one was expected"):
+        select_value(t, {"select": {"method": "a"}, "column": "x"}, "e1", "t.tsv")
+    assert select_value(t, {"select": {"method": "a"}, "column": "x", "reduce": "max"}, "e1", "t.tsv") == 2.0
+
+
+def test_reducers_and_groups():
+    t = pd.DataFrame({"m": ["p", "p", "p", "b", "b", "b"], "n": [4, 1, 2, 1, 2, 4],
+                      "y": [0.9, 0.5, 0.7, 0.4, 0.45, 0.5], "angle": [0.7854, 0.5, 0.1, 0.7854, 0.5, 0.1]})
+    sel = {"select": {"m": "p"}, "column": "y", "sort_by": "n"}
+    assert select_value(t, {**sel, "reduce": "first"}, "e", "t") == 0.5
+    assert select_value(t, {**sel, "reduce": "last_minus_first"}, "e", "t") == pytest.approx(0.4)
+    assert select_value(t, {**sel, "reduce": "min_step"}, "e", "t") == pytest.approx(0.2)
+    assert select_value(t, {"select": {"m": "p", "angle": 0.785398}, "column": "y"}, "e", "t") == 0.9
+    grouped = {"column": "y", "group_by": "m", "reduce": "median", "group_reduce": "max"}
+    assert select_value(t, grouped, "e", "t") == pytest.approx(0.7)
+
+
+def test_several_configured_datasets_give_one_row_each(tmp_path):
+    _write_mean_roc(tmp_path, "a")
+    _write_mean_roc(tmp_path, "b", mdkl=0.7)
+    ctx = Context.from_mapping({"studies": ["diffusion"], "placeholders": {
+        "dkl_ligand": {"a": True, "b": True}, "dkl_vonmering": {}, "pk_dataset": {}}})
+    doc = _doc()
+    doc["entries"] = doc["entries"][:1]
+    table = reproduction_table(doc, tmp_path, ctx)
+    assert list(table["verdict"]) == ["reproduced", "differs"]
+    assert sorted(required_tables(doc, ctx)) == ["diffusion/a/tables/mean_roc.tsv", "diffusion/b/tables/mean_roc.tsv"]
+
+
+def test_unknown_placeholder_of_a_landed_study_is_an_error(tmp_path):
+    doc = copy.deepcopy(_doc())
+    doc["entries"][0]["source"]["table"] = "diffusion/{typo}/tables/mean_roc.tsv"
+    with pytest.raises(PaperValuesError, match="t2_mdkl.*typo"):
+        reproduction_table(doc, tmp_path, _ctx())
+
+
+@pytest.mark.parametrize("study, source, declared, expect", [
+    ("diffusion", {"type": "synthetic"}, None, False),
+    ("diffusion", {"type": "gem"}, None, True),
+    ("drug_screen", {"type": "synthetic"}, None, False),
+    ("drug_screen", {"type": "lincs2020_structure"}, None, False),   # real structures, simulated response
+    ("drug_screen", {"type": "geo"}, None, True),
+    ("depmap", {"type": "table"}, None, False),
+    ("depmap", {"type": "table"}, {"depmap": ["x"]}, True),          # declared in config report.paper_data
+    ("depmap", {"type": "download"}, None, True),
+    ("theory", {}, None, False),
+])
+def test_is_paper_data(study, source, declared, expect):
+    from biokernels.report import is_paper_data
+
+    assert is_paper_data(study, "x", source, declared) is expect
