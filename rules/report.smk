@@ -105,7 +105,8 @@ rule report_run_info:
     params:
         config=canonical(config),
         packages=["numpy", "scipy", "pandas", "matplotlib", "scikit-learn", "networkx", "h5py", "pyyaml", "torch",
-                  "threadpoolctl", "cvxpy", "clarabel", "rdkit", "datamol", "gensim", "snakemake", "jsonschema"],
+                  "threadpoolctl", "cvxpy", "clarabel", "rdkit", "datamol", "gensim", "statsmodels", "snakemake",
+                  "jsonschema"],
         workdir=lambda wc: os.getcwd(),
         basedir=workflow.basedir,
     log:
@@ -113,7 +114,7 @@ rule report_run_info:
     benchmark:
         "results/report/benchmarks/run_info.tsv"
     conda:
-        ENV_CORE
+        ENV_TORCH  # it reports torch's CUDA availability
     threads: 1
     resources:
         mem_mb=500,
