@@ -22,7 +22,7 @@ for name in [*smk.params.source_cohorts, smk.params.target_cohort]:
 target = cohorts.pop(smk.params.target_cohort)
 X, y = target
 source = cohorts
-Xs, ys, Xt, yt, info = cohort_domains(source, (X, y))
+Xs, ys, Xt, yt, info = cohort_domains(source, (X, y), standardize=task["standardize"])
 log.info("domains: %s", info)
 seeds = list(range(smk.params.seed, smk.params.seed + task["seeds"]))
 curve = cohort_transfer_curve(Xs, ys, Xt, yt, task["ks"], seeds, C_source=cfg["C_source"], C_target=cfg["C_target"],

@@ -404,20 +404,23 @@ def digits_learning_curve(ks: Sequence[int] = (1, 2, 3, 5, 10), seeds: Sequence[
     return pd.concat(frames, ignore_index=True)
 
 
-def cohort_domains(source: dict[str, tuple[pd.DataFrame, pd.Series]], target: tuple[pd.DataFrame, pd.Series]
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+def cohort_domains(source: dict[str, tuple[pd.DataFrame, pd.Series]], target: tuple[pd.DataFrame, pd.Series],
+                   standardize: str = "source") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
     """Two domains from expression cohorts: the pooled source cohorts and one
     target cohort, on the genes measured in all of them.
-
-    Each domain is standardized gene-wise with its own mean and standard
-    deviation (the source pooled, the target over all its samples: label-free,
-    so no target label leaks), as cross-cohort studies usually do; what is
-    left to adapt is how the outcome relates to expression on each platform.
 
     Parameters
     ----------
     source : dict cohort name -> (X samples x genes DataFrame, y Series 0/1)
     target : (X, y) of the target cohort
+    standardize : {"source", "per_domain"}
+        ``"source"`` (default): both domains are standardized gene-wise with
+        the pooled source's mean and standard deviation, so the target keeps
+        its platform shift (offsets, scales) in source units: the shift is
+        the domain difference the transform has to learn.
+        ``"per_domain"``: each domain with its own statistics (the target's
+        over all its samples: label-free), as cross-cohort studies often do;
+        this removes most of a platform shift before any adaptation.
 
     Returns
     -------
@@ -443,10 +446,16 @@ def cohort_domains(source: dict[str, tuple[pd.DataFrame, pd.Series]], target: tu
     if keep.sum() < 2:
         raise InputError(f"cohort_domains: {int(keep.sum())} gene(s) measured and variable in every cohort; need >= 2")
     Xs, Xt = Xs.loc[:, keep], Xt.loc[:, keep]
-    z = lambda X: ((X - X.mean(axis=0)) / X.std(axis=0)).to_numpy(np.float64)  # noqa: E731
+    if standardize not in ("source", "per_domain"):
+        raise ValueError(f"standardize: expected 'source' or 'per_domain', got {standardize!r}")
+    mu, sd = Xs.mean(axis=0), Xs.std(axis=0)
+    if standardize == "per_domain":
+        Zt = ((Xt - Xt.mean(axis=0)) / Xt.std(axis=0)).to_numpy(np.float64)
+    else:
+        Zt = ((Xt - mu) / sd).to_numpy(np.float64)
     info = {"genes": int(keep.sum()), "source_cohorts": list(source), "n_source": int(len(ys)),
-            "n_target": int(len(yt)), "constant_genes_dropped": int((~keep).sum())}
-    return z(Xs), ys.to_numpy(int), z(Xt), yt.to_numpy(int), info
+            "n_target": int(len(yt)), "constant_genes_dropped": int((~keep).sum()), "standardize": standardize}
+    return ((Xs - mu) / sd).to_numpy(np.float64), ys.to_numpy(int), Zt, yt.to_numpy(int), info
 
 
 def curve_table(curve: pd.DataFrame) -> pd.DataFrame:

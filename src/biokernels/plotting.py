@@ -315,8 +315,10 @@ def plot_mmdt_curve(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figur
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.8 * len(metrics), 3.8), squeeze=False)
     for ax, metric in zip(axes[0], metrics):
         for method, c in table[table["metric"] == metric].groupby("method", sort=False):
-            ax.errorbar(c["k"], c["mean"], yerr=c["sd"], fmt="o-", ms=3, capsize=2,
-                        color=MMDT_COLORS.get(method), label=method)
+            # MMDT dashed with squares: it can coincide with SVM-Target (with W0 = 0
+            # the transform only couples the target-side SVMs)
+            ax.errorbar(c["k"], c["mean"], yerr=c["sd"], fmt="s--" if method == "MMDT" else "o-", ms=3,
+                        capsize=2, color=MMDT_COLORS.get(method), label=method, zorder=3 if method == "MMDT" else 2)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("labelled target examples per class")
         ax.set_ylabel("accuracy")

@@ -318,13 +318,18 @@ def test_cohort_domains_pool_standardize_and_share_genes():
     b["g4"] = 1.0  # constant in one cohort of the pool: kept (the pool varies)
     t = pd.DataFrame(rng.normal(0, 1, (25, 3)), columns=["g4", "g2", "g3"])
     ya, yb, yt = (pd.Series(rng.integers(0, 2, n)) for n in (30, 20, 25))
-    Xs, ys, Xt, yt_out, info = cohort_domains({"a": (a, ya), "b": (b, yb)}, (t, yt))
+    Xs, ys, Xt, yt_out, info = cohort_domains({"a": (a, ya), "b": (b, yb)}, (t, yt), standardize="per_domain")
     assert Xs.shape == (50, 3) and Xt.shape == (25, 3) and info["genes"] == 3
     np.testing.assert_allclose(Xs.mean(axis=0), 0.0, atol=1e-12)  # standardized on the pool
     np.testing.assert_allclose(Xt.std(axis=0, ddof=1), 1.0)        # and the target on its own
     np.testing.assert_array_equal(ys, np.concatenate([ya, yb]))
     # columns in sorted gene order (g2, g3, g4), whatever each file's order
     np.testing.assert_allclose(Xt[:, 2], ((t["g4"] - t["g4"].mean()) / t["g4"].std()).to_numpy())
+    # standardize="source": the target in the pool's units (its shift kept)
+    Xs2, _, Xt2, _, _ = cohort_domains({"a": (a, ya), "b": (b, yb)}, (t, yt))
+    pool = pd.concat([a[["g2", "g3", "g4"]], b])
+    np.testing.assert_allclose(Xs2, Xs)
+    np.testing.assert_allclose(Xt2[:, 0], ((t["g2"] - pool["g2"].mean()) / pool["g2"].std()).to_numpy())
     with pytest.raises(InputError, match="gene"):
         cohort_domains({"a": (a[["g1"]], ya)}, (t, yt))
 
