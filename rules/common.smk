@@ -183,9 +183,6 @@ DM_NAME = DM["dataset"]
 if DM_NAME not in DM["sources"]:
     raise WorkflowError(f"depmap.dataset is {DM_NAME!r}, which is not in depmap.sources ({sorted(DM['sources'])})")
 DM_SRC = DM["sources"][DM_NAME]
-if DM_SRC["type"] == "synthetic" and DS_SRC["type"] == "geo":
-    raise WorkflowError(f"depmap source {DM_NAME!r} is synthetic: it derives viability from the drug screen's hidden "
-                        f"model, but drug_screen.dataset {DS_NAME!r} is real GEO data with none")
 if "mol2vec" in DM["featurizations"] and not DS["fingerprint"]["mol2vec_model_path"]:
     raise WorkflowError("depmap.featurizations includes mol2vec but drug_screen.fingerprint.mol2vec_model_path "
                         "is not set")
@@ -200,6 +197,16 @@ DM_PROJECTION_PARAMS = canonical({k: DM[k] for k in ("seeds", "ridge", "scaling"
                                  | {"kernel": DS["kernel"]})
 DM_SOURCE_PARAMS = canonical({"source": DM["source"], "source_ridge": DS["source_ridge"], "kernel": DS["kernel"],
                               "solver": DS["solver"]})
+
+
+def dm_generate_inputs(wc):
+    """The drug screen's truth folder the DepMap generator rebuilds its model from
+    (an error, raised only when the generator is needed, on real GEO data)."""
+    if DS_SRC["type"] == "geo":
+        raise WorkflowError(f"depmap source {DM_NAME!r} is synthetic: it derives viability from the drug screen's "
+                            f"hidden model, but drug_screen.dataset {DS_NAME!r} is real GEO data with none")
+    return {"truth": f"resources/drug_screen/{DS_NAME}/raw/truth/params.json",
+            "pert_info": f"resources/drug_screen/{DS_NAME}/raw/pert_info.txt"}
 
 
 def dm_table(wc=None):

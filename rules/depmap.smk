@@ -9,8 +9,7 @@
 rule depmap_generate:
     """Embedded default: PRISM-style viability from the drug screen's hidden model."""
     input:
-        truth=f"resources/drug_screen/{DS_NAME}/raw/truth/params.json",
-        pert_info=f"resources/drug_screen/{DS_NAME}/raw/pert_info.txt",
+        unpack(dm_generate_inputs),
     output:
         table=f"{DM_RESOURCE}/viability.csv",
         params=f"{DM_RESOURCE}/depmap_params.json",
@@ -221,11 +220,12 @@ rule depmap_figure:
 rule depmap_featurizations_table:
     """The drug featurizations compared (R² at the smallest and largest target size)."""
     input:
-        expand(f"{DM_DIR}/{{featurization}}/tables/figS9a.tsv", featurization=DM["featurizations"]),
+        expand(f"{DM_DIR}/{{featurization}}/projection/scaling.tsv", featurization=DM["featurizations"]),
     output:
         f"{DM_DIR}/tables/featurizations.tsv",
     params:
         featurizations=DM["featurizations"],
+        first=DM["scaling"]["first"],
     log:
         f"{DM_DIR}/logs/featurizations.log",
     benchmark:
