@@ -10,6 +10,7 @@ import json  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from biokernels.io.depmap import match_drugs, prepare_targets, read_viability  # noqa: E402
+from biokernels.io.networks import InputError  # noqa: E402
 from biokernels.io.cmap import read_l1000_table  # noqa: E402
 from biokernels.logs import rule_logger  # noqa: E402
 
@@ -21,12 +22,19 @@ log.info("%s: %d rows, %d drugs, %d cell lines", smk.input.table, len(viab), via
          viab["cell_id"].nunique())
 info = read_l1000_table(smk.input.pert_info, ["pert_id", "pert_type", "canonical_smiles"], index="pert_id")
 cp = info[info["pert_type"] == "trt_cp"]["canonical_smiles"]
-drugs, dcounts = match_drugs(viab, cp)
+try:
+    drugs, dcounts = match_drugs(viab, cp)
+except InputError as err:
+    raise InputError(f"{smk.input.table}: {err}") from None
 log.info("drugs matched by InChIKey: %s", dcounts)
 pairs = pd.read_csv(smk.input.pairs, sep="\t", index_col=0, dtype=str)
 controls = pd.read_csv(smk.input.controls, sep="\t", index_col=0, usecols=[0], dtype=str)
-targets, dropped, counts = prepare_targets(viab, drugs, pairs, controls.index, duplicates=smk.params.duplicates,
-                                           k=smk.params.folds, seed=smk.params.seed, n_cmap=smk.params.n_cmap)
+try:
+    targets, dropped, counts = prepare_targets(viab, drugs, pairs, controls.index,
+                                               duplicates=smk.params.duplicates, k=smk.params.folds,
+                                               seed=smk.params.seed, n_cmap=smk.params.n_cmap)
+except InputError as err:
+    raise InputError(f"{smk.input.table}: {err}") from None
 for reason in ("missing_value", "no_structure", "cell_not_in_cmap", "duplicate_merged"):
     if counts[reason]:
         log.warning("%d row(s) %s (listed in %s)", counts[reason], reason.replace("_", " "), smk.output.dropped)

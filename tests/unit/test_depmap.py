@@ -204,3 +204,17 @@ def test_generator_params_file(screen):
     base, params, _ = screen
     on_disk = json.loads((base / "depmap_params.json").read_text())
     assert on_disk == params and on_disk["planted"]["absent_cell_line"] == ABSENT_CELL
+
+
+def test_read_viability_rejects_malformed_files(tmp_path):
+    p = tmp_path / "v.csv"
+    p.write_text("broad_id,smiles,ccle_name,viability\nA,CCO,PC3_X,0.5,9\n")
+    with pytest.raises(InputError, match="one more field than the header"):
+        dio.read_viability(p, COLUMNS, r"^([^_]+)_")
+    p.write_bytes("broad_id,smiles,ccle_name,viability\nA,CCO,PC3_\xe9,0.5\n".encode("latin-1"))
+    with pytest.raises(InputError, match="not UTF-8"):
+        dio.read_viability(p, COLUMNS, r"^([^_]+)_")
+    with pytest.raises(InputError, match="cell_pattern '\\(': not a regular expression"):
+        dio.read_viability(p, COLUMNS, "(")
+    with pytest.raises(InputError, match="found a folder"):
+        dio.read_viability(tmp_path, COLUMNS, r"^([^_]+)_")

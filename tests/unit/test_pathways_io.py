@@ -185,11 +185,11 @@ def test_generic_cohort(tmp_path):
     X, y, c = read_cohort(ex, lab)
     assert X.index.tolist() == ["s1", "s2", "s3"] and y.tolist() == [1, 0, 0]
     assert c == {"samples": 3, "genes": 2, "positive": 1, "negative": 2, "samples_with_nan": 0}
-    nan = _write(tmp_path / "n.tsv", "sample_id\tG1\tG2\ns1\t1.0\tNA\ns2\t3\t4.5\ns3\t0\t0\n")
-    with pytest.raises(InputError, match=r"n.tsv: sample 's1', column 'G2': missing value"):
+    nan = _write(tmp_path / "n.tsv", "sample_id\tG1\tG2\ns1\t1.0\t2\ns2\t3\t4.5\ns3\t0\tNA\n")
+    with pytest.raises(InputError, match=r"n.tsv: sample 's3', column 'G2': missing value"):
         read_cohort(nan, lab)
     X, y, c = read_cohort(nan, lab, nan_policy="drop")
-    assert c["samples_with_nan"] == 1 and X.index.tolist() == ["s2", "s3"]
+    assert c["samples_with_nan"] == 1 and X.index.tolist() == ["s1", "s2"]
     txt = _write(tmp_path / "t.tsv", "sample_id\tG1\ns1\tabc\n")
     with pytest.raises(InputError, match="sample 's1', column 'G1': expected a number, got 'abc'"):
         read_expression_tsv(txt)
@@ -263,3 +263,20 @@ def test_real_cohorts():
     Gs, _, cs = read_arff_cohort(BC / "GSE7390_sksurv_76probes_metastasis.arff.gz",
                                  probe_to_gene=dict(zip(ann.probe, ann["HUGO.gene.symbol"])))
     assert cs["genes"] == Gs.shape[1] <= 76
+
+
+def test_expression_tsv_rejects_inf_and_repeated_genes_and_one_class_after_drop(tmp_path):
+    from biokernels.io.cohorts import read_cohort, read_expression_tsv
+
+    p = tmp_path / "x.tsv"
+    p.write_text("sample_id\tG1\tG1\nS1\t1\t2\nS2\t3\t4\n")
+    with pytest.raises(InputError, match=r"duplicated gene column\(s\) \['G1'\]"):
+        read_expression_tsv(p)
+    p.write_text("sample_id\tG1\tG2\nS1\t1\tinf\nS2\t3\t4\n")
+    with pytest.raises(InputError, match="sample 'S1', column 'G2': infinite value"):
+        read_expression_tsv(p)
+    p.write_text("sample_id\tG1\tG2\nS1\t1\tNA\nS2\t3\t4\nS3\t5\t6\n")
+    lab = tmp_path / "y.tsv"
+    lab.write_text("sample_id\tlabel\nS1\t1\nS2\t0\nS3\t0\n")
+    with pytest.raises(InputError, match="expected both classes"):
+        read_cohort(p, lab, nan_policy="drop")

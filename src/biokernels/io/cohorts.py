@@ -162,6 +162,11 @@ def collapse_probes(expr: pd.DataFrame, probe_to_gene: pd.Series | dict[str, str
 def _check_nan(X: pd.DataFrame, origin: str, nan_policy: str) -> tuple[pd.DataFrame, int]:
     if nan_policy not in ("error", "drop"):
         raise ValueError(f"nan_policy {nan_policy!r}: expected 'error' or 'drop'")
+    inf = np.isinf(X.to_numpy(dtype=float, na_value=np.nan))
+    if inf.any():
+        r, c = (int(v[0]) for v in np.nonzero(inf))
+        raise InputError(f"{origin}: sample {X.index[r]!r}, column {X.columns[c]!r}: infinite value "
+                         "(expected a finite number)")
     bad = X.isna().any(axis=1)
     if bad.any() and nan_policy == "error":
         s = bad.idxmax()
@@ -327,6 +332,13 @@ def read_arff_cohort(path: str | Path, time_col: str = "t.tdm", event_col: str =
 # generic layout (embedded default)
 
 def _read_numeric_matrix(path: str | Path) -> pd.DataFrame:
+    try:  # the header as written (pandas would rename a repeated name G1 -> G1.1)
+        first = pd.read_csv(path, sep="\t", header=None, nrows=1, dtype=str, keep_default_na=False).iloc[0]
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError, OSError):
+        first = None  # the reader below names the problem
+    if first is not None and first.iloc[1:].duplicated().any():
+        dup = sorted(set(first.iloc[1:][first.iloc[1:].duplicated()]))
+        raise InputError(f"{path}: header: duplicated gene column(s) {dup[:3]} (expected each gene once)")
     try:  # fast path: a clean numeric table
         fast = pd.read_csv(path, sep="\t", index_col=0, na_values=["", "NA", "NaN", "nan", "na", "?"],
                            keep_default_na=False)
@@ -445,6 +457,9 @@ def read_cohort(expression_path: str | Path, labels_path: str | Path, nan_policy
                          f"{len(only_y)} only in the labels file (e.g. {list(only_y[:3])})")
     X, n_nan = _check_nan(X, str(expression_path), nan_policy)
     y = y.loc[X.index]
+    if y.nunique() < 2:
+        raise InputError(f"{expression_path}: after dropping {n_nan} sample(s) with missing values, "
+                         f"{len(y)} sample(s) of {y.nunique()} class(es) remain; expected both classes")
     counts = {"samples": int(len(y)), "genes": int(X.shape[1]), "positive": int(y.sum()),
               "negative": int((y == 0).sum()), "samples_with_nan": n_nan}
     return X, y, counts

@@ -46,18 +46,36 @@ def read_viability(path, columns: dict, cell_pattern: str = r"^(.+)$") -> pd.Dat
     Raises
     ------
     InputError
-        The file is missing or empty, a configured column is absent, a value
+        ``cell_pattern`` is not a regular expression with one group; the file
+        is missing, a folder, empty, not UTF-8 or not parseable (a row with
+        more fields than the header); a configured column is absent, a value
         is not numeric (the first such row is named), a drug id is empty, or
         a cell name does not match ``cell_pattern`` (row named).
     """
     path = str(path)
     sep = "\t" if re.search(r"\.(tsv|txt)(\.gz)?$", path) else ","
     try:
+        rx = re.compile(cell_pattern)
+    except re.error as e:
+        raise InputError(f"cell_pattern {cell_pattern!r}: not a regular expression ({e})") from None
+    if rx.groups != 1:
+        raise InputError(f"cell_pattern {cell_pattern!r}: expected exactly one group, got {rx.groups}")
+    try:
         table = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
     except FileNotFoundError as e:
         raise InputError(f"{path}: viability table not found") from e
+    except IsADirectoryError as e:
+        raise InputError(f"{path}: expected a viability table file, found a folder") from e
     except pd.errors.EmptyDataError as e:
         raise InputError(f"{path}: empty file, expected a viability table with a header") from e
+    except pd.errors.ParserError as e:
+        raise InputError(f"{path}: cannot parse as a {'tab' if sep == chr(9) else 'comma'}-separated table "
+                         f"(a row with more fields than the header?): {e}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start}); save it as UTF-8") from None
+    if not isinstance(table.index, pd.RangeIndex):  # pandas took the first field as an index
+        raise InputError(f"{path}: the data rows have one more field than the header "
+                         f"({len(table.columns)} column names); expected one value per column")
     need = {k: columns.get(k) for k in VIABILITY_FIELDS}
     if not need["smiles"] or not need["cell"] or not need["value"]:
         raise InputError(f"{path}: columns.smiles, columns.cell and columns.value must be configured")
@@ -83,9 +101,6 @@ def read_viability(path, columns: dict, cell_pattern: str = r"^(.+)$") -> pd.Dat
         i = int(np.flatnonzero(np.isinf(values.to_numpy()))[0])
         raise InputError(f"{path}: row {i + 1}, field {need['value']!r}: infinite value")
     out["viability"] = values.to_numpy(np.float64)
-    rx = re.compile(cell_pattern)
-    if rx.groups != 1:
-        raise InputError(f"cell_pattern {cell_pattern!r}: expected exactly one group, got {rx.groups}")
     cells = []
     for i, name in enumerate(table[need["cell"]].str.strip()):
         m = rx.search(name)
@@ -103,11 +118,12 @@ def inchikeys(smiles: pd.Series) -> pd.Series:
     from rdkit import Chem, RDLogger
 
     RDLogger.DisableLog("rdApp.*")
+    smiles = smiles.where(smiles.notna(), "").astype(str)
     keys = {}
-    for s in pd.unique(smiles.astype(str)):
+    for s in pd.unique(smiles):
         mol = Chem.MolFromSmiles(s) if s and s.lower() not in ("nan", "none", "-666") else None
         keys[s] = Chem.MolToInchiKey(mol) if mol is not None else ""
-    return smiles.astype(str).map(keys)
+    return smiles.map(keys)
 
 
 def match_drugs(depmap: pd.DataFrame, cmap_smiles: pd.Series) -> tuple[pd.DataFrame, dict]:
