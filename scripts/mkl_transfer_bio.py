@@ -8,7 +8,7 @@ sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa:
 import pandas as pd  # noqa: E402
 
 from biokernels.logs import rule_logger  # noqa: E402
-from biokernels.mkl_transfer import run_transfer, viability_tasks  # noqa: E402
+from biokernels.mkl_transfer import run_transfer, transfer_options, viability_tasks  # noqa: E402
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
@@ -26,9 +26,7 @@ for seed in bio["seeds"]:
                                             n_target_train=bio["n_target_train"])
     log.info("seed %d: %s", seed, info)
     infos[str(seed)] = info
-    acc, w = run_transfer(source, targets, seed=seed, methods=model["methods"], kernels=model["kernels"],
-                          learners=model["learners"], source_ridge=model["translation"]["source_ridge"],
-                          target_ridge=model["translation"]["target_ridge"])
+    acc, w = run_transfer(source, targets, seed=seed, **transfer_options(model))
     accs.append(acc)
     weights.append(w)
 acc = pd.concat(accs, ignore_index=True)

@@ -7,7 +7,7 @@ sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa:
 import pandas as pd  # noqa: E402
 
 from biokernels.logs import rule_logger  # noqa: E402
-from biokernels.mkl_transfer import digit_tasks, run_transfer  # noqa: E402
+from biokernels.mkl_transfer import digit_tasks, run_transfer, transfer_options  # noqa: E402
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
@@ -18,9 +18,7 @@ for seed in images["seeds"]:
     source, targets, info = digit_tasks([corruption], seed, severity=images["severity"],
                                         classes=tuple(images["classes"]), source_fraction=images["source_fraction"])
     log.info("seed %d, %s: %s", seed, corruption, info)
-    acc, w = run_transfer(source, targets, seed=seed, methods=model["methods"], kernels=model["kernels"],
-                          learners=model["learners"], source_ridge=model["translation"]["source_ridge"],
-                          target_ridge=model["translation"]["target_ridge"])
+    acc, w = run_transfer(source, targets, seed=seed, **transfer_options(model))
     accs.append(acc)
     weights.append(w)
 acc = pd.concat(accs, ignore_index=True)

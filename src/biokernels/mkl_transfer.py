@@ -404,6 +404,14 @@ def _check_task(name: str, task: Mapping, n_features: int | None, classes=None):
     return Xtr, ytr, Xte, yte, cls
 
 
+def transfer_options(model: Mapping) -> dict:
+    """Keyword arguments of :func:`run_transfer` from the ``mkl_transfer``
+    config section (``methods``, ``kernels``, ``learners``, ``translation``)."""
+    return {"methods": model["methods"], "kernels": model["kernels"], "learners": model["learners"],
+            "source_ridge": model["translation"]["source_ridge"],
+            "target_ridge": model["translation"]["target_ridge"]}
+
+
 def run_transfer(source: Mapping, targets: Mapping[str, Mapping], *, seed: int,
                  methods: Sequence[str] = METHODS, kernels: Mapping | None = None,
                  learners: Mapping | None = None,
