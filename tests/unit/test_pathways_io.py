@@ -49,6 +49,7 @@ def test_gmt_round_trip_dedup_and_blank_lines(tmp_path, caplog):
     ("A\tdesc\tg1\nlonely\n", r"line 2: expected at least 2 tab-separated fields"),
     ("\tdesc\tg1\n", r"line 1, field 1 \(set name\): expected a name"),
     ("\n\n", r"no gene set found"),
+    ("A\tdesc\tTP53 BRCA1 MYC\n", r"line 1, set 'A': gene field 'TP53 BRCA1 MYC' holds whitespace"),
 ])
 def test_gmt_errors(tmp_path, text, match):
     p = tmp_path / "bad.gmt"
@@ -99,6 +100,14 @@ def test_string_bad_scores(tmp_path, score, match):
     p = _string_file(tmp_path, [(1, 2, "A", "B", 900), (2, 3, "B", "C", score)])
     with pytest.raises(InputError, match=match):
         read_string_network(p)
+
+
+@pytest.mark.parametrize("threshold", [0.7, 0.4, 1500])
+def test_string_threshold_on_the_wrong_scale(tmp_path, threshold):
+    # STRING scores are 0-1000: 0.7 would keep every edge of a 700-threshold run.
+    p = _string_file(tmp_path, [(1, 2, "A", "B", 900)])
+    with pytest.raises(ValueError, match=r"score_threshold .*0-1000 scale"):
+        read_string_network(p, score_threshold=threshold)
 
 
 def test_string_missing_column_and_channels(tmp_path):

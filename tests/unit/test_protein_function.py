@@ -15,25 +15,64 @@ from biokernels.stats import (best_roc_per_task_table, mean_roc_table, read_roc_
 from biokernels.synth.networks import planted_function_network
 
 
-def test_generator_sizes_and_planted_locality():
+def test_generator_sizes_weights_and_planted_locality():
     edges, labels, split = planted_function_network(300, 1500, 6, np.random.default_rng(0))
     assert len(edges) == 1500
     assert (edges["protein_a"] < edges["protein_b"]).all()          # no self-loops, one orientation
     assert not edges.duplicated(["protein_a", "protein_b"]).any()
-    assert labels.shape == (300, 6) and list(labels.columns[:4]) == [f"fine_{k:02d}" for k in range(4)]
+    # one confidence weight for all edges, set by the mean weighted degree 2.1
+    assert np.allclose(edges["weight"], 2.1 * 300 / (2 * 1500))
+    assert labels.shape == (300, 6) and list(labels.columns) == [f"function_{k:02d}" for k in range(6)]
+    assert (labels.sum() == 30).all()                               # positive_fraction 0.1, no noise
     assert (split == "test").sum() == 100
-    # Functions are planted discs and 80 % of the edges join nearest
-    # neighbours, so two members of a function are linked far more often than
-    # two random proteins (density 1500 / C(300, 2) = 3.3 %): at least twice
-    # as often even for the large coarse discs, whose boundary cuts many of
-    # their members' near-neighbour edges (small fine discs: ~10x).
+    # The latent activity has a long-diffusion component (regions of the
+    # network), so two members of a function are linked more often than two
+    # random proteins (density 1500 / C(300, 2) = 3.3 %).
     proteins, A = adjacency_matrix(edges, list(labels.index))
     A = (A > 0).toarray()
+    # Half of the activity's variance is the short, protein-level part, so the
+    # enrichment is moderate: every function above 1.2x, on average above 1.4x
+    # (an unplanted labelling gives 1x).
     overall = A.sum() / (300 * 299)
+    ratios = []
     for col in labels:
         m = labels[col].to_numpy().astype(bool)
-        within = A[np.ix_(m, m)].sum() / (m.sum() * (m.sum() - 1))
-        assert within > 2 * overall, col
+        ratios.append(A[np.ix_(m, m)].sum() / (m.sum() * (m.sum() - 1)) / overall)
+    assert min(ratios) > 1.2 and np.mean(ratios) > 1.4, ratios
+
+
+def _planted_run(mean_weighted_degree):
+    edges, labels, split = planted_function_network(400, 4000, 12, np.random.default_rng(0),
+                                                    mean_weighted_degree=mean_weighted_degree)
+    _, A = adjacency_matrix(edges, list(labels.index))
+    d, P = laplacian_eigh(laplacian(A))
+    r = evaluate_split(P, d, labels, (split == "train").to_numpy(), diffusion_betas(60, 0.1), 1e-6,
+                       [0.1, 1.0, 10.0, 100.0], 3, 0, formulations=("DKL", "mDKL"), device="cpu")
+    w = r.weights[r.weights["method"] == "mDKL"].set_index("beta")["weight"]
+    return r.roc.groupby("method")["auc"].mean(), w
+
+
+def test_planted_combination_beats_single_kernels_and_equal_weights():
+    """Planted ground truth: the functions' covariance is 0.5 K~(-0.3) + 0.5
+    K~(-6), a combination of two kernels of the grid, so the paper's criterion
+    (the Gaussian likelihood of that model) finds weight at both ends of the
+    grid and its kernel beats the best single kernel (rBaseline, chosen with
+    the test labels) and the equal weights (eBaseline)."""
+    m, w = _planted_run(2.1)
+    for method in ("DKL", "mDKL"):
+        assert m[method] > m["rBaseline"] + 0.01, m
+        assert m[method] > m["eBaseline"] + 0.01, m
+    assert w[w.index >= -0.5].sum() > 0.8 and 0.02 < w[w.index <= -3.0].sum() < 0.2, w
+
+
+def test_unweighted_network_pulls_the_weights_to_the_shortest_diffusion():
+    """docs/diffusion_notes.md: on an unweighted network of this density
+    (mean degree 20) the long diffusions' spectra fall below lambda = 1e-6 for
+    most eigen-directions, the criterion puts almost all weight on beta = -0.1,
+    and the learned kernel classifies as that single kernel does."""
+    m, w = _planted_run(20.0)
+    assert w.loc[w.index.max()] > 0.95, w
+    assert abs(m["mDKL"] - m["rBaseline"]) < 0.01 or m["mDKL"] <= m["rBaseline"], m
 
 
 def test_generator_rejects_bad_sizes():
@@ -79,8 +118,10 @@ def test_evaluate_split_runs_every_method(tiny_split):
     # uBaseline takes each task's best single kernel, rBaseline one shared
     # kernel: per task, uBaseline >= rBaseline by construction.
     assert (wide["uBaseline"] >= wide["rBaseline"] - 1e-12).all()
-    # The planted functions are learnable from the network.
-    assert wide["eBaseline"].mean() > 0.7
+    # The planted functions are learnable from the network: above chance
+    # (0.5) on average, though half of the planted activity is protein-level
+    # and each task has only ~5 test positives here.
+    assert wide["eBaseline"].mean() > 0.55
     w = res.weights[res.weights["method"] == "mDKL"]
     assert len(w) == 6 and w["weight"].sum() == pytest.approx(1.0) and (w["weight"] >= 0).all()
     assert set(res.kernel_roc["kernel"]) == set(range(1, 7))

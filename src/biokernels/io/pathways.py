@@ -81,8 +81,9 @@ def read_gmt(path: str | Path, with_counts: bool = False
     ------
     InputError
         If the file is missing or holds no set, a line has fewer than 2
-        tab-separated fields or an empty name, a set lists no gene, or a set
-        name appears twice (the 1-based line of both is named).
+        tab-separated fields or an empty name, a set lists no gene, a gene
+        field holds whitespace (space-separated genes), or a set name appears
+        twice (the 1-based line of both is named).
     """
     sets: dict[str, list[str]] = {}
     first_line: dict[str, int] = {}
@@ -104,6 +105,11 @@ def read_gmt(path: str | Path, with_counts: bool = False
                 raise InputError(f"{path}: line {lineno}, field 1 (set name): duplicate set name {name!r} "
                                  f"(first on line {first_line[name]})")
             genes = [g for g in fields[2:] if g]
+            spaced = [g for g in genes if any(ch.isspace() for ch in g)]
+            if spaced:
+                raise InputError(f"{path}: line {lineno}, set {name!r}: gene field {spaced[0]!r} holds "
+                                 "whitespace; GMT separates genes by tabs (space-separated genes "
+                                 "would be read as one gene)")
             if not genes:
                 raise InputError(f"{path}: line {lineno}: set {name!r} lists no gene "
                                  f"(expected genes from field 3 on)")
@@ -262,7 +268,13 @@ def read_string_network(links_path: str | Path, score_threshold: float = 0.0,
         If the file or a column is missing, an identifier is empty, or a
         score is missing, non-numeric, negative or above 1000 (the 1-based
         data row and column are named), or no edge remains.
+    ValueError
+        If ``score_threshold`` is in (0, 1) (the 0-1 scale) or above 1000.
     """
+    if not (score_threshold == 0 or 1 <= score_threshold <= 1000):
+        raise ValueError(f"{links_path}: score_threshold {score_threshold!r}: expected 0 or a value on "
+                         "STRING's 0-1000 scale (e.g. 700 for high confidence); a value in (0, 1) looks "
+                         "like the 0-1 scale and would keep every edge")
     table = read_table(links_path)
     cols = [*id_cols, *(channels if channels else [score_col])]
     missing = [c for c in cols if c not in table.columns]

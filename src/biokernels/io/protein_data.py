@@ -71,7 +71,8 @@ def prepare_inputs(source: dict, test_fraction: float, rng: np.random.Generator,
     summary: dict = {"type": kind, "paper_dataset": source["paper_dataset"]}
     if kind == "synthetic":
         edges, labels, given = planted_function_network(source["n_proteins"], source["n_edges"],
-                                                      source["n_tasks"], rng, test_fraction=test_fraction)
+                                                      source["n_tasks"], rng, test_fraction=test_fraction,
+                                                      **source.get("generator", {}))
         proteins = list(labels.index)
     else:
         if kind == "edgelist":
