@@ -49,10 +49,9 @@ DKL_DATASETS = DKL["datasets"]
 # The diffusion settings that each job type reads, and only those (Snakemake reruns a job
 # when its params change, so adding splits or data sets must leave the params
 # of finished jobs alone).
-DKL_SPLIT_PARAMS = {k: DKL[k] for k in ("n_kernels", "beta_step", "lam", "formulations", "solver",
-                                        "svm_C_grid", "inner_folds")}
-DKL_SM1_PARAMS = {k: DKL[k] for k in ("n_kernels", "beta_step", "sm1")}
-DKL_SENSITIVITY_PARAMS = {**DKL_SPLIT_PARAMS, "sensitivity": DKL["sensitivity"]}
+DKL_SPLIT_KEYS = ("n_kernels", "beta_step", "lam", "formulations", "solver", "svm_C_grid", "inner_folds")
+DKL_SM1_KEYS = ("n_kernels", "beta_step", "sm1")
+DKL_SENSITIVITY_KEYS = (*DKL_SPLIT_KEYS, "sensitivity")
 DKL_SPLITS = [f"{i:02d}" for i in range(DKL["n_random_splits"] + 1)]  # 00 = the given split
 
 # Paper numbering: (table/figure kind) -> number, per paper data set.
@@ -68,6 +67,27 @@ def dkl_source(ds):
     if ds not in DKL["sources"]:
         raise WorkflowError(f"diffusion.datasets names {ds!r}, which is not in diffusion.sources")
     return DKL["sources"][ds]
+
+
+def dkl_seed_name(wildcards):
+    """The name that seeds a data set's inputs and splits: its own, or the
+    one its source gives in `splits_of` (the same splits as that data set)."""
+    return dkl_source(wildcards.ds).get("splits_of", wildcards.ds)
+
+
+def dkl_params(keys):
+    """Params function of a diffusion job: the settings `keys` of the
+    diffusion section, with the data set's own `beta_step` where its source
+    sets one (a finer grid beside the paper's on the same network)."""
+
+    def params(wildcards):
+        out = {k: DKL[k] for k in keys}
+        step = dkl_source(wildcards.ds).get("beta_step")
+        if step is not None and "beta_step" in out:
+            out["beta_step"] = step
+        return out
+
+    return params
 
 
 def dkl_paper_outputs(kind, number, required=False):

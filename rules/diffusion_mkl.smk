@@ -15,6 +15,7 @@ rule diffusion_inputs:
         source=lambda wc: dkl_source(wc.ds),
         test_fraction=DKL["test_fraction"],
         seed=SEED,
+        seed_name=dkl_seed_name,
     log:
         "results/diffusion/{ds}/logs/inputs.log",
     benchmark:
@@ -39,6 +40,7 @@ rule diffusion_random_split:
     params:
         test_fraction=DKL["test_fraction"],
         seed=SEED,
+        seed_name=dkl_seed_name,
     log:
         "results/diffusion/{ds}/logs/random_split_{split}.log",
     benchmark:
@@ -87,7 +89,7 @@ rule diffusion_split:
         times="results/diffusion/{ds}/splits/{split}/times.tsv",
         cv="results/diffusion/{ds}/splits/{split}/inner_cv.tsv",
     params:
-        cfg=DKL_SPLIT_PARAMS,
+        cfg=dkl_params(DKL_SPLIT_KEYS),
         seed=SEED,
         device=DEVICE,
     log:
@@ -118,7 +120,7 @@ rule diffusion_sm1:
         weights="results/diffusion/{ds}/splits/00/weights_sm1.tsv",
         times="results/diffusion/{ds}/splits/00/times_sm1.tsv",
     params:
-        cfg=DKL_SM1_PARAMS,
+        cfg=dkl_params(DKL_SM1_KEYS),
         device=DEVICE,
     log:
         "results/diffusion/{ds}/logs/sm1.log",
@@ -188,7 +190,7 @@ rule diffusion_sensitivity:
     output:
         "results/diffusion/{ds}/tables/sensitivity.tsv",
     params:
-        cfg=DKL_SENSITIVITY_PARAMS,
+        cfg=dkl_params(DKL_SENSITIVITY_KEYS),
         seed=SEED,
         device=DEVICE,
     log:

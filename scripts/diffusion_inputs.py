@@ -12,8 +12,8 @@ from biokernels.io.protein_data import prepare_inputs  # noqa: E402
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
-# One seed per data set, derived from the global seed and the name.
-rng = np.random.default_rng([smk.params.seed, *smk.wildcards.ds.encode()])
+# One seed per data set, derived from the global seed and the name (or its source's splits_of).
+rng = np.random.default_rng([smk.params.seed, *smk.params.seed_name.encode()])
 edges, labels, given, summary = prepare_inputs(smk.params.source, smk.params.test_fraction, rng, log)
 edges.to_csv(smk.output.edges, sep="\t", index=False)
 labels.to_csv(smk.output.labels, sep="\t")

@@ -14,7 +14,7 @@ from biokernels.logs import rule_logger  # noqa: E402
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 split = smk.wildcards.split
-rng = np.random.default_rng([smk.params.seed, *smk.wildcards.ds.encode(), int(split)])
+rng = np.random.default_rng([smk.params.seed, *smk.params.seed_name.encode(), int(split)])
 proteins = pd.read_csv(smk.input.labels, sep="\t", index_col=0, usecols=[0]).index.astype(str)
 table = random_split(proteins, smk.params.test_fraction, rng, name=split).to_frame()
 table.to_csv(smk.output[0], sep="\t")

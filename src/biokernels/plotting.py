@@ -145,11 +145,12 @@ def plot_diffusion(kind: str, table: pd.DataFrame, dataset: str, paper_dataset: 
             g = table[table["parameter"] == prm]
             for m, gm in g.groupby("method"):
                 ax.plot(gm["value"], gm["mean_roc"], "o-", label=m)
-            if prm in ("C", "lam"):
+            if prm in ("C", "lam", "beta_step"):
                 ax.set_xscale("log")
             if prm == "C":
                 ax.axvline(g["C_chosen"].iloc[0], color="grey", ls=":", lw=1)
-            ax.set_xlabel({"C": "SVM C", "lam": r"$\lambda$", "n_kernels": r"kernels ($-\beta_{max}/0.1$)"}[prm])
+            ax.set_xlabel({"C": "SVM C", "lam": r"$\lambda$", "n_kernels": r"kernels ($-\beta_{max}/0.1$)",
+                           "beta_step": r"grid step ($\beta_i = -\mathrm{step}\cdot i$)"}[prm])
             ax.set_ylabel("mean ROC")
             ax.legend(frameon=False, fontsize=8)
     else:

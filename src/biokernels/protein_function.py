@@ -277,16 +277,20 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
                       inner_folds: int, sens: dict, seed: int, device: str = "auto",
                       solver: str = "auto", log=None) -> pd.DataFrame:
     """Mean ROC AUC of eBaseline and mDKL on one split against the SVM's C,
-    the ridge lam and the end of the beta grid (the number of kernels).
+    the ridge lam, the end of the beta grid (the number of kernels) and,
+    optionally, the grid's step.
 
     Each sweep varies one parameter and holds the others at the config's
     values (C at the inner-CV choice). ``mean_minus_beta`` is the
     weight-averaged -beta of mDKL's combination, showing where its weight
-    goes.
+    goes. The step sweep (``beta_step`` rows, grid ``-step * (1..n_kernels)``)
+    shows how the grid's scale against the Laplacian's spectrum moves the
+    criterion's weights (``docs/diffusion_notes.md``).
 
     Parameters
     ----------
-    sens : dict with ``C_grid``, ``lams``, ``n_kernels`` (lists)
+    sens : dict with ``C_grid``, ``lams``, ``n_kernels`` (lists) and
+        optionally ``beta_steps`` (list of positive floats)
     (others as in :func:`evaluate_split`)
 
     Returns
@@ -337,6 +341,13 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
         add("n_kernels", p, "eBaseline", mean_auc(up @ Sp, C0))
         add("n_kernels", p, "mDKL", mean_auc(w @ Sp, C0), w, betas_for(p))
         say("n_kernels=%d done", p)
+    for step in sens.get("beta_steps", []):
+        b = -step * np.arange(1, n_kernels + 1)
+        Sb = diffusion_spectra(d, b)
+        w = mdkl(Sb, lam)
+        add("beta_step", step, "eBaseline", mean_auc(uniform @ Sb, C0))
+        add("beta_step", step, "mDKL", mean_auc(w @ Sb, C0), w, b)
+        say("beta_step=%g done", step)
     return pd.DataFrame(rows).assign(C_chosen=C0)
 
 

@@ -195,3 +195,35 @@ def test_read_roc_tables_with_a_skipped_method(tmp_path):
     assert len(roc) == 48 and roc["auc"].dtype == float and set(roc["split"]) == {"00"}
     # The tables downstream work on it (this failed with an object-typed auc).
     assert wilcoxon_table(roc).set_index("method").loc["eBaseline", "DKL"] < 0.05
+
+
+def test_generator_settings_errors_name_the_settings():
+    src = {"type": "synthetic", "paper_dataset": "ligand", "n_proteins": 100, "n_edges": 400, "n_tasks": 3,
+           "generator": {"planted_betas": [-0.3, -6.0], "planted_mix": [1.0]}}
+    with pytest.raises(ValueError, match=r"generator = .*planted_mix.*same length"):
+        prepare_inputs(src, 1 / 3, np.random.default_rng(0))
+    src["generator"] = {"planted_betas": [0.5], "planted_mix": [1.0]}
+    with pytest.raises(ValueError, match="planted_betas must be < 0"):
+        prepare_inputs(src, 1 / 3, np.random.default_rng(0))
+
+
+def test_sensitivity_beta_step_sweep_is_the_laplacian_scale(tiny_split):
+    """exp(beta (c L)) = exp((c beta) L): the step sweep on a network whose
+    weights are scaled by c equals the sweep with steps times c on the
+    original network (same mDKL weights, same ROC)."""
+    from biokernels.protein_function import sensitivity_table
+
+    A, d, P, labels, train, _ = tiny_split
+    sens = {"C_grid": [1.0], "lams": [1e-6], "n_kernels": [6], "beta_steps": [0.2, 0.5]}
+    t1 = sensitivity_table(P, d, labels, train, 0.5, 6, 1e-6, [1.0], 3, sens, 0, "cpu")
+    sens2 = dict(sens, beta_steps=[0.4, 1.0])
+    t2 = sensitivity_table(P, 0.5 * d, labels, train, 0.5, 6, 1e-6, [1.0], 3, sens2, 0, "cpu")
+    s1 = t1[t1["parameter"] == "beta_step"].reset_index(drop=True)
+    s2 = t2[t2["parameter"] == "beta_step"].reset_index(drop=True)
+    assert list(s1["method"]) == ["eBaseline", "mDKL", "eBaseline", "mDKL"]
+    np.testing.assert_allclose(s1["mean_roc"], s2["mean_roc"], atol=1e-9)
+    # weighted mean -beta of mDKL scales with the step: within [step, 6 step]
+    m = s1[s1["method"] == "mDKL"]
+    assert ((m["mean_minus_beta"] >= 0.2 - 1e-12) & (m["mean_minus_beta"] <= 6 * 0.5 + 1e-12)).all()
+    np.testing.assert_allclose(m["mean_minus_beta"].to_numpy(),
+                               0.5 * s2[s2["method"] == "mDKL"]["mean_minus_beta"].to_numpy(), rtol=1e-6)

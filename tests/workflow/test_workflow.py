@@ -174,7 +174,7 @@ def test_diffusion_study_end_to_end_on_a_tiny_network(workdir):
     for kind in ("roc_threshold", "roc_per_kernel", "best_roc_per_task", "scatter_vs_ubaseline", "sensitivity"):
         assert (workdir / f"results/diffusion/tiny/figures/{kind}.png").stat().st_size > 1000, kind
     sens = pd.read_csv(tables / "sensitivity.tsv", sep="\t")
-    assert set(sens["parameter"]) == {"C", "lam", "n_kernels"}
+    assert set(sens["parameter"]) == {"C", "lam", "n_kernels", "beta_step"}
     run_snakemake(["--report", "results/dkl.html", *DKL_TARGETS, "--configfile", str(TINY_DKL)], workdir)
     html = (workdir / "results/dkl.html").read_text(errors="replace")
     for kind in ("roc_threshold", "roc_per_kernel", "best_roc_per_task", "scatter_vs_ubaseline", "sensitivity"):
@@ -193,6 +193,26 @@ def test_diffusion_study_end_to_end_on_a_tiny_network(workdir):
     assert set(jobs) == {"diffusion_random_split", "diffusion_split", "diffusion_table", "dkl_table4"}
     assert jobs["diffusion_split"]["output"] >= {"results/diffusion/tiny/splits/03/roc.tsv"}
     assert not any("/splits/00/" in f or "/splits/01/" in f for f in jobs["diffusion_split"]["output"])
+
+
+def test_a_data_set_with_its_own_beta_grid_on_the_same_splits(workdir):
+    """A source's `beta_step` overrides the grid for that data set only, and
+    `splits_of` gives it the same network, tasks and splits as the other."""
+    tiny = yaml.safe_load(TINY_DKL.read_text())["diffusion"]["sources"]["tiny"]
+    cfg = {"diffusion": {"datasets": ["tiny", "tiny_fine"],
+                         "sources": {"tiny_fine": {**tiny, "beta_step": 0.25, "splits_of": "tiny"}}}}
+    path = workdir / "config/fine.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    targets = [f"results/diffusion/{ds}/splits/00/kernel_roc.tsv" for ds in ("tiny", "tiny_fine")]
+    targets += [f"resources/diffusion/{ds}/splits/01.tsv" for ds in ("tiny", "tiny_fine")]
+    run_snakemake(["--cores", "2", *targets, "--configfile", str(TINY_DKL), str(path)], workdir)
+    res = workdir / "resources/diffusion"
+    for f in ("edges.tsv", "labels.tsv", "splits/00.tsv", "splits/01.tsv"):
+        assert (res / "tiny" / f).read_bytes() == (res / "tiny_fine" / f).read_bytes(), f
+    betas = {ds: sorted(set(pd.read_csv(workdir / f"results/diffusion/{ds}/splits/00/kernel_roc.tsv",
+                                        sep="\t")["beta"])) for ds in ("tiny", "tiny_fine")}
+    assert betas["tiny"] == pytest.approx([-0.5 * i for i in range(6, 0, -1)])      # the config's 0.5
+    assert betas["tiny_fine"] == pytest.approx([-0.25 * i for i in range(6, 0, -1)])
 
 
 def test_missing_input_file_fails_before_any_job_naming_the_key(workdir):

@@ -70,9 +70,13 @@ def prepare_inputs(source: dict, test_fraction: float, rng: np.random.Generator,
     kind = source["type"]
     summary: dict = {"type": kind, "paper_dataset": source["paper_dataset"]}
     if kind == "synthetic":
-        edges, labels, given = planted_function_network(source["n_proteins"], source["n_edges"],
-                                                      source["n_tasks"], rng, test_fraction=test_fraction,
-                                                      **source.get("generator", {}))
+        try:
+            edges, labels, given = planted_function_network(source["n_proteins"], source["n_edges"],
+                                                          source["n_tasks"], rng, test_fraction=test_fraction,
+                                                          **source.get("generator", {}))
+        except ValueError as err:
+            raise ValueError(f"synthetic source (n_proteins, n_edges, n_tasks, generator = "
+                             f"{source.get('generator', {})}): {err}") from err
         proteins = list(labels.index)
     else:
         if kind == "edgelist":
