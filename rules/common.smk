@@ -1,4 +1,5 @@
 # Config validation, shared helpers and wildcard constraints.
+import math
 import os
 import sys
 
@@ -69,9 +70,51 @@ def dkl_source(ds):
     return DKL["sources"][ds]
 
 
+# Keys a data set may change and still share another's splits (`splits_of`).
+DKL_GRID_ONLY_KEYS = {"description", "beta_step", "splits_of"}
+
+
+def dkl_check_source(ds):
+    """What the schema cannot check of diffusion.sources.<ds>: finite grid
+    steps, and that `splits_of` names a data set whose source differs only in
+    description, beta_step and splits_of (so the inputs and splits really are
+    the same). Raises WorkflowError naming the key."""
+    src = dkl_source(ds)
+    key = f"diffusion.sources.{ds}"
+    step = src.get("beta_step", DKL["beta_step"])
+    if not math.isfinite(step):
+        raise WorkflowError(f"{key}.beta_step (or diffusion.beta_step): expected a finite number > 0, got {step!r}")
+    for s_ in DKL["sensitivity"].get("beta_steps", []):
+        if not math.isfinite(s_):
+            raise WorkflowError(f"diffusion.sensitivity.beta_steps: expected finite numbers > 0, got {s_!r}")
+    gen = src.get("generator") or {}
+    nb, nm = len(gen.get("planted_betas", [-0.3, -6.0])), len(gen.get("planted_mix", [0.5, 0.5]))
+    if nb != nm:
+        raise WorkflowError(f"{key}.generator: planted_betas ({nb} values, default 2) and planted_mix "
+                            f"({nm} values, default 2) must have the same length")
+    other = src.get("splits_of")
+    if other is not None and other != ds:
+        if other not in DKL["sources"]:
+            raise WorkflowError(f"{key}.splits_of names {other!r}, which is not in diffusion.sources")
+        theirs = DKL["sources"][other]
+        if theirs.get("splits_of", other) != other:
+            raise WorkflowError(f"{key}.splits_of = {other!r}, which itself takes the splits of "
+                                f"{theirs['splits_of']!r}: name that data set directly")
+        differ = sorted(k for k in (set(src) | set(theirs)) - DKL_GRID_ONLY_KEYS if src.get(k) != theirs.get(k))
+        if differ:
+            raise WorkflowError(f"{key}.splits_of = {other!r}, but the two sources differ in {differ}: "
+                                "only description, beta_step and splits_of may differ for the same "
+                                "inputs and splits")
+
+
+for _ds in DKL_DATASETS:
+    dkl_check_source(_ds)
+
+
 def dkl_seed_name(wildcards):
     """The name that seeds a data set's inputs and splits: its own, or the
-    one its source gives in `splits_of` (the same splits as that data set)."""
+    one its source gives in `splits_of` (the same splits as that data set,
+    checked by :func:`dkl_check_source`)."""
     return dkl_source(wildcards.ds).get("splits_of", wildcards.ds)
 
 

@@ -181,8 +181,8 @@ rule diffusion_figure_table:
 
 
 rule diffusion_sensitivity:
-    """GPU-tagged: mean ROC on the given split against C, lam and the end of
-    the beta grid."""
+    """GPU-tagged: mean ROC on the given split against C, lam, the end of
+    the beta grid and its step."""
     input:
         eigen="resources/diffusion/{ds}/eigen.npz",
         labels="resources/diffusion/{ds}/labels.tsv",
@@ -324,7 +324,7 @@ rule dkl_fig8:
 
 
 rule dkl_sensitivity:
-    """Mean ROC against the SVM's C, lam and the end of the beta grid."""
+    """Mean ROC against the SVM's C, lam, the end of the beta grid and its step."""
     input:
         [f for ds in DKL_DATASETS for f in [f"results/diffusion/{ds}/tables/sensitivity.tsv",
                                              *figure(f"diffusion/{ds}", "sensitivity")]],

@@ -1,5 +1,5 @@
 """Snakemake entry (GPU-tagged): sensitivity of the diffusion study to C,
-lam and the beta grid, on the given split."""
+lam and the beta grid (its end and its step), on the given split."""
 import os
 import sys
 

@@ -227,3 +227,17 @@ def test_sensitivity_beta_step_sweep_is_the_laplacian_scale(tiny_split):
     assert ((m["mean_minus_beta"] >= 0.2 - 1e-12) & (m["mean_minus_beta"] <= 6 * 0.5 + 1e-12)).all()
     np.testing.assert_allclose(m["mean_minus_beta"].to_numpy(),
                                0.5 * s2[s2["method"] == "mDKL"]["mean_minus_beta"].to_numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("generator, match", [
+    ({"planted_betas": [float("nan"), -6.0]}, "must be finite"),
+    ({"planted_mix": [float("inf"), 1.0]}, "must be finite"),
+    ({"mean_weighted_degree": float("inf")}, "mean_weighted_degree must be a finite number"),
+    ({"foo": 1}, "unexpected keyword argument 'foo'"),
+])
+def test_generator_bad_values_name_the_source(generator, match):
+    src = {"type": "synthetic", "paper_dataset": "ligand", "n_proteins": 60, "n_edges": 200, "n_tasks": 3,
+           "generator": generator}
+    with pytest.raises(ValueError, match=match) as err:
+        prepare_inputs(src, 1 / 3, np.random.default_rng(0))
+    assert "n_proteins=60" in str(err.value)

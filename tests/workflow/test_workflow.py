@@ -215,6 +215,22 @@ def test_a_data_set_with_its_own_beta_grid_on_the_same_splits(workdir):
     assert betas["tiny_fine"] == pytest.approx([-0.25 * i for i in range(6, 0, -1)])
 
 
+@pytest.mark.parametrize("fine, match", [
+    ({"splits_of": "nosuch"}, "diffusion.sources.tiny_fine.splits_of names 'nosuch'"),
+    ({"splits_of": "tiny", "n_edges": 500}, r"differ in \['n_edges'\]"),
+    ({"splits_of": "tiny", "beta_step": float("nan")}, "tiny_fine.beta_step .*finite"),
+    ({"generator": {"planted_mix": [0.3, 0.3, 0.4]}}, "tiny_fine.generator: planted_betas"),
+])
+def test_bad_grid_and_splits_settings_fail_at_parse_naming_the_key(workdir, fine, match):
+    tiny = yaml.safe_load(TINY_DKL.read_text())["diffusion"]["sources"]["tiny"]
+    cfg = {"diffusion": {"datasets": ["tiny", "tiny_fine"], "sources": {"tiny_fine": {**tiny, **fine}}}}
+    path = workdir / "config/bad_fine.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = run_snakemake(["-n", "dkl_table2", "--configfile", str(TINY_DKL), str(path)], workdir, check=False)
+    assert proc.returncode != 0
+    assert re.search(match, proc.stdout + proc.stderr), proc.stdout + proc.stderr
+
+
 def test_missing_input_file_fails_before_any_job_naming_the_key(workdir):
     cfg = {"diffusion": {"datasets": ["real"], "sources": {"real": {
         "paper_dataset": "vonmering", "type": "edgelist", "network_path": "no/such/edges.tsv",

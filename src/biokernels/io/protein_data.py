@@ -74,8 +74,9 @@ def prepare_inputs(source: dict, test_fraction: float, rng: np.random.Generator,
             edges, labels, given = planted_function_network(source["n_proteins"], source["n_edges"],
                                                           source["n_tasks"], rng, test_fraction=test_fraction,
                                                           **source.get("generator", {}))
-        except ValueError as err:
-            raise ValueError(f"synthetic source (n_proteins, n_edges, n_tasks, generator = "
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"synthetic source (n_proteins={source['n_proteins']!r}, n_edges="
+                             f"{source['n_edges']!r}, n_tasks={source['n_tasks']!r}, generator = "
                              f"{source.get('generator', {})}): {err}") from err
         proteins = list(labels.index)
     else:

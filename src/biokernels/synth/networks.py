@@ -101,12 +101,14 @@ def planted_function_network(n_proteins: int, n_edges: int, n_tasks: int, rng: n
         raise ValueError(f"{n_edges} edges do not fit in a simple graph on {n_proteins} nodes")
     if not 0 <= frac_random < 1:
         raise ValueError("frac_random must be in [0, 1)")
-    if not mean_weighted_degree > 0:
-        raise ValueError("mean_weighted_degree must be > 0")
+    if not 0 < mean_weighted_degree < np.inf:
+        raise ValueError("mean_weighted_degree must be a finite number > 0")
     betas = np.asarray(planted_betas, dtype=float)
     mix = np.asarray(planted_mix, dtype=float)
     if betas.ndim != 1 or betas.shape != mix.shape or betas.size == 0:
         raise ValueError("planted_betas and planted_mix must be non-empty and of the same length")
+    if not (np.all(np.isfinite(betas)) and np.all(np.isfinite(mix))):
+        raise ValueError("planted_betas and planted_mix must be finite numbers")
     if np.any(betas >= 0) or np.any(mix < 0) or mix.sum() <= 0:
         raise ValueError("planted_betas must be < 0 and planted_mix >= 0 with a positive sum")
     if not 0 < positive_fraction <= 0.5:
