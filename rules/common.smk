@@ -1,5 +1,5 @@
 # Config validation, shared helpers and wildcard constraints.
-import math
+import inspect
 import os
 import sys
 
@@ -75,23 +75,22 @@ DKL_GRID_ONLY_KEYS = {"description", "beta_step", "splits_of"}
 
 
 def dkl_check_source(ds):
-    """What the schema cannot check of diffusion.sources.<ds>: finite grid
-    steps, and that `splits_of` names a data set whose source differs only in
-    description, beta_step and splits_of (so the inputs and splits really are
-    the same). Raises WorkflowError naming the key."""
+    """What the schema cannot check of diffusion.sources.<ds>: planted_betas
+    and planted_mix of one length (defaults from the generator), and that
+    `splits_of` names a data set whose source differs only in description,
+    beta_step and splits_of (so the inputs and splits really are the same).
+    Raises WorkflowError naming the key. (NaN/inf values are caught by
+    schema_errors for every key.)"""
+    from biokernels.synth.networks import planted_function_network
+
     src = dkl_source(ds)
     key = f"diffusion.sources.{ds}"
-    step = src.get("beta_step", DKL["beta_step"])
-    if not math.isfinite(step):
-        raise WorkflowError(f"{key}.beta_step (or diffusion.beta_step): expected a finite number > 0, got {step!r}")
-    for s_ in DKL["sensitivity"].get("beta_steps", []):
-        if not math.isfinite(s_):
-            raise WorkflowError(f"diffusion.sensitivity.beta_steps: expected finite numbers > 0, got {s_!r}")
     gen = src.get("generator") or {}
-    nb, nm = len(gen.get("planted_betas", [-0.3, -6.0])), len(gen.get("planted_mix", [0.5, 0.5]))
+    defaults = inspect.signature(planted_function_network).parameters
+    nb, nm = (len(gen.get(k, defaults[k].default)) for k in ("planted_betas", "planted_mix"))
     if nb != nm:
-        raise WorkflowError(f"{key}.generator: planted_betas ({nb} values, default 2) and planted_mix "
-                            f"({nm} values, default 2) must have the same length")
+        raise WorkflowError(f"{key}.generator: planted_betas ({nb} values) and planted_mix ({nm} values) "
+                            "must have the same length (either may be the generator's default)")
     other = src.get("splits_of")
     if other is not None and other != ds:
         if other not in DKL["sources"]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -47,7 +48,8 @@ def schema_errors(config: Mapping, schema_path: str | Path) -> list[str]:
     ``"config key 'demo': Additional properties are not allowed ('n_trian'
     was unexpected)"``; empty when valid.
 
-    Snakemake's own ``validate`` (run afterwards, it also fills defaults)
+    NaN and infinite numbers, which a schema's bounds let through, are
+    reported too. Snakemake's own ``validate`` (run afterwards, it also fills defaults)
     prints the whole schema and config with the first error; this gives the
     reader every error, one line each. Source: jsonschema (library).
     """
@@ -64,4 +66,19 @@ def schema_errors(config: Mapping, schema_path: str | Path) -> list[str]:
         for e in leaves:
             key = ".".join(map(str, e.absolute_path)) or "<top level>"
             lines.append(f"config key '{key}': {e.message}")
+    lines += [f"config key '{key}': expected a finite number, got {value!r}" for key, value in _non_finite(config)]
     return list(dict.fromkeys(lines))
+
+
+def _non_finite(obj, prefix: str = ""):
+    """(dotted key, value) of every NaN or infinite number in a config tree:
+    JSON Schema's bounds cannot reject them (every comparison with NaN is
+    false), and no setting of this workflow takes one."""
+    if isinstance(obj, Mapping):
+        for k, v in obj.items():
+            yield from _non_finite(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _non_finite(v, f"{prefix}.{i}")
+    elif isinstance(obj, float) and not math.isfinite(obj):
+        yield prefix, obj

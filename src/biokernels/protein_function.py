@@ -40,7 +40,7 @@ from sklearn.model_selection import KFold
 from sklearn.svm import SVC
 
 from biokernels.device import resolve_device
-from biokernels.kernels.diffusion import diffusion_spectra
+from biokernels.kernels.diffusion import diffusion_betas, diffusion_spectra
 from biokernels.solvers.dkl import DiffusionKernelLearning
 
 FORMULATIONS = ("DKL", "DKLKL", "DKLKLu", "mDKL", "mDKLKL", "mDKLKLu")
@@ -305,9 +305,6 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
     B = P.T @ target_matrix(Yv, train_mask)
     blocks = KernelBlocks(P, train, test, device)
 
-    def betas_for(p):
-        return -beta_step * np.arange(1, p + 1)
-
     def mdkl(S, lam_):
         return DiffusionKernelLearning(formulation="mDKL", lam=lam_, solver=solver).fit(S, B).weights_
 
@@ -315,7 +312,7 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
         Ktr, Kte = blocks(s)
         return float(np.nanmean(task_aucs(svm_task_scores(Ktr, Kte, ytr, C), yte)))
 
-    S = diffusion_spectra(d, betas_for(n_kernels))
+    S = diffusion_spectra(d, diffusion_betas(n_kernels, beta_step))
     uniform = np.full(n_kernels, 1.0 / n_kernels)
     C0, _ = choose_C(blocks, uniform @ S, ytr, C_grid, inner_folds, seed)
     w0 = mdkl(S, lam)
@@ -328,21 +325,21 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
 
     for C in sens["C_grid"]:
         add("C", C, "eBaseline", mean_auc(uniform @ S, C))
-        add("C", C, "mDKL", mean_auc(w0 @ S, C), w0, betas_for(n_kernels))
+        add("C", C, "mDKL", mean_auc(w0 @ S, C), w0, diffusion_betas(n_kernels, beta_step))
         say("C=%g done", C)
     for lam_ in sens["lams"]:
         w = mdkl(S, lam_)
-        add("lam", lam_, "mDKL", mean_auc(w @ S, C0), w, betas_for(n_kernels))
+        add("lam", lam_, "mDKL", mean_auc(w @ S, C0), w, diffusion_betas(n_kernels, beta_step))
         say("lam=%g done", lam_)
     for p in sens["n_kernels"]:
-        Sp = diffusion_spectra(d, betas_for(p))
+        Sp = diffusion_spectra(d, diffusion_betas(p, beta_step))
         up = np.full(p, 1.0 / p)
         w = mdkl(Sp, lam)
         add("n_kernels", p, "eBaseline", mean_auc(up @ Sp, C0))
-        add("n_kernels", p, "mDKL", mean_auc(w @ Sp, C0), w, betas_for(p))
+        add("n_kernels", p, "mDKL", mean_auc(w @ Sp, C0), w, diffusion_betas(p, beta_step))
         say("n_kernels=%d done", p)
     for step in sens.get("beta_steps", []):
-        b = -step * np.arange(1, n_kernels + 1)
+        b = diffusion_betas(n_kernels, step)
         Sb = diffusion_spectra(d, b)
         w = mdkl(Sb, lam)
         add("beta_step", step, "eBaseline", mean_auc(uniform @ Sb, C0))

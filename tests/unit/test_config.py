@@ -1,6 +1,8 @@
 """Config checks beyond the JSON schema."""
 
-from biokernels.config import find_missing_paths
+import math
+
+from biokernels.config import find_missing_paths, schema_errors
 
 
 def test_missing_paths_named_by_dotted_key(tmp_path):
@@ -13,3 +15,17 @@ def test_missing_paths_named_by_dotted_key(tmp_path):
     problems = find_missing_paths(config, base=tmp_path)
     assert len(problems) == 1
     assert "study.labels_path" in problems[0] and "nope.tsv" in problems[0]
+
+
+def test_schema_errors_report_nan_and_inf_by_key(tmp_path):
+    # A bound like "exclusiveMinimum: 0" is true for NaN in no direction, so
+    # jsonschema lets NaN and inf through; schema_errors names each one.
+    schema = tmp_path / "s.yaml"
+    schema.write_text("type: object\nproperties:\n  a:\n    type: object\n")
+    cfg = {"a": {"step": math.nan, "grid": [1.0, math.inf], "ok": 0.5}, "b": -math.inf, "c": "nan"}
+    assert schema_errors(cfg, schema) == [
+        "config key 'a.step': expected a finite number, got nan",
+        "config key 'a.grid.1': expected a finite number, got inf",
+        "config key 'b': expected a finite number, got -inf",
+    ]
+    assert schema_errors({"a": {"ok": 0.5}}, schema) == []

@@ -72,7 +72,7 @@ def test_unweighted_network_pulls_the_weights_to_the_shortest_diffusion():
     and the learned kernel classifies as that single kernel does."""
     m, w = _planted_run(20.0)
     assert w.loc[w.index.max()] > 0.95, w
-    assert abs(m["mDKL"] - m["rBaseline"]) < 0.01 or m["mDKL"] <= m["rBaseline"], m
+    assert m["mDKL"] < m["rBaseline"] + 0.01, m
 
 
 def test_generator_rejects_bad_sizes():

@@ -218,7 +218,7 @@ def test_a_data_set_with_its_own_beta_grid_on_the_same_splits(workdir):
 @pytest.mark.parametrize("fine, match", [
     ({"splits_of": "nosuch"}, "diffusion.sources.tiny_fine.splits_of names 'nosuch'"),
     ({"splits_of": "tiny", "n_edges": 500}, r"differ in \['n_edges'\]"),
-    ({"splits_of": "tiny", "beta_step": float("nan")}, "tiny_fine.beta_step .*finite"),
+    ({"splits_of": "tiny", "beta_step": float("nan")}, "tiny_fine.beta_step.*finite"),
     ({"generator": {"planted_mix": [0.3, 0.3, 0.4]}}, "tiny_fine.generator: planted_betas"),
 ])
 def test_bad_grid_and_splits_settings_fail_at_parse_naming_the_key(workdir, fine, match):

@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import scipy.sparse
-
+from biokernels.io.networks import adjacency_matrix
 from biokernels.kernels.diffusion import diffusion_spectra, laplacian, laplacian_eigh
 
 
@@ -36,7 +35,6 @@ def _torus_distances(X: np.ndarray) -> np.ndarray:
     D = np.abs(X[:, None, :] - X[None, :, :])
     D = np.minimum(D, 1.0 - D)
     return np.sqrt((D ** 2).sum(-1))
-
 
 
 def planted_function_network(n_proteins: int, n_edges: int, n_tasks: int, rng: np.random.Generator,
@@ -127,11 +125,12 @@ def planted_function_network(n_proteins: int, n_edges: int, n_tasks: int, rng: n
         if u != v:
             edges.add((int(min(u, v)), int(max(u, v))))
     e = np.array(sorted(edges))
+    names = np.array([f"P{i:05d}" for i in range(n_proteins)])
     weight = mean_weighted_degree * n_proteins / (2 * n_edges)
+    edge_table = pd.DataFrame({"protein_a": names[e[:, 0]], "protein_b": names[e[:, 1]], "weight": weight})
 
-    A = scipy.sparse.coo_matrix((np.full(len(e), weight), (e[:, 0], e[:, 1])),
-                                shape=(n_proteins, n_proteins)).tocsr()
-    d, P = laplacian_eigh(laplacian(A + A.T))
+    _, A = adjacency_matrix(edge_table, list(names))
+    d, P = laplacian_eigh(laplacian(A))
     spectrum = (mix / mix.sum()) @ diffusion_spectra(d, betas)
     F = P @ (np.sqrt(np.clip(spectrum, 0, None))[:, None] * rng.standard_normal((n_proteins, n_tasks)))
     n_pos = max(1, int(round(positive_fraction * n_proteins)))
@@ -145,8 +144,6 @@ def planted_function_network(n_proteins: int, n_edges: int, n_tasks: int, rng: n
             y[rng.choice(neg, int(round(label_noise * pos.size)), replace=False)] = True
         cols[f"function_{k:02d}"] = y.astype(int)
 
-    names = np.array([f"P{i:05d}" for i in range(n_proteins)])
-    edge_table = pd.DataFrame({"protein_a": names[e[:, 0]], "protein_b": names[e[:, 1]], "weight": weight})
     labels = pd.DataFrame(cols, index=pd.Index(names, name="protein"))
     is_test = np.zeros(n_proteins, bool)
     is_test[rng.choice(n_proteins, int(round(test_fraction * n_proteins)), replace=False)] = True
