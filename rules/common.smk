@@ -52,6 +52,9 @@ DKL_DATASETS = DKL["datasets"]
 # of finished jobs alone).
 DKL_SPLIT_KEYS = ("n_kernels", "beta_step", "lam", "formulations", "solver", "svm_C_grid", "inner_folds")
 DKL_SM1_KEYS = ("n_kernels", "beta_step", "sm1")
+# Per-data-set settings of the protocol (diffusion.sources.<ds>), with their defaults:
+# the paper's unnormalized Laplacian, its fixed grid, unannotated proteins as negatives.
+DKL_SOURCE_DEFAULTS = {"laplacian": "unnormalized", "kernel_scale": "fixed", "unannotated": "negative"}
 DKL_SENSITIVITY_KEYS = (*DKL_SPLIT_KEYS, "sensitivity")
 DKL_SPLITS = [f"{i:02d}" for i in range(DKL["n_random_splits"] + 1)]  # 00 = the given split
 
@@ -71,7 +74,7 @@ def dkl_source(ds):
 
 
 # Keys a data set may change and still share another's splits (`splits_of`).
-DKL_GRID_ONLY_KEYS = {"description", "beta_step", "splits_of"}
+DKL_GRID_ONLY_KEYS = {"description", "beta_step", "splits_of", "deviation", *DKL_SOURCE_DEFAULTS}
 
 
 def dkl_check_source(ds):
@@ -91,6 +94,14 @@ def dkl_check_source(ds):
     if nb != nm:
         raise WorkflowError(f"{key}.generator: planted_betas ({nb} values) and planted_mix ({nm} values) "
                             "must have the same length (either may be the generator's default)")
+    departs = [k for k, v in DKL_SOURCE_DEFAULTS.items() if src.get(k, v) != v]
+    if src.get("beta_step", 0.1) != 0.1:  # a data set's own grid; the paper's beta_i = -0.1 i
+        departs.append("beta_step")
+    if departs and not src.get("deviation"):
+        raise WorkflowError(f"{key}: {departs} depart from the paper's protocol; say how in "
+                            f"{key}.deviation (its reproduction rows are labelled with it)")
+    if src.get("kernel_scale") == "inner_cv" and "kernel_scale_cv" not in DKL:
+        raise WorkflowError(f"{key}.kernel_scale is inner_cv but diffusion.kernel_scale_cv is not set")
     other = src.get("splits_of")
     if other is not None and other != ds:
         if other not in DKL["sources"]:
@@ -123,13 +134,32 @@ def dkl_params(keys):
     sets one (a finer grid beside the paper's on the same network)."""
 
     def params(wildcards):
+        src = dkl_source(wildcards.ds)
         out = {k: DKL[k] for k in keys}
-        step = dkl_source(wildcards.ds).get("beta_step")
+        step = src.get("beta_step")
         if step is not None and "beta_step" in out:
             out["beta_step"] = step
+        out.update({k: src.get(k, v) for k, v in DKL_SOURCE_DEFAULTS.items()})
+        if src.get("deviation") and "sm1" in keys:  # SM1 skips deviation data sets by default
+            out["deviation"] = src["deviation"]
+        if out["kernel_scale"] == "inner_cv":
+            out["kernel_scale_cv"] = DKL["kernel_scale_cv"]
         return out
 
     return params
+
+
+def dkl_laplacians(ds):
+    """The Laplacian kinds a data set's splits need: its own, or every
+    candidate's for the train-only choice of the kernel scale."""
+    src = dkl_source(ds)
+    if src.get("kernel_scale", "fixed") == "inner_cv":
+        return sorted({c["laplacian"] for c in DKL["kernel_scale_cv"]["candidates"]})
+    return [src.get("laplacian", "unnormalized")]
+
+
+def dkl_eigen_files(wildcards):
+    return [f"resources/diffusion/{wildcards.ds}/eigen_{lap}.npz" for lap in dkl_laplacians(wildcards.ds)]
 
 
 def dkl_paper_outputs(kind, number, required=False):
@@ -167,6 +197,20 @@ def dkl_table_rocs(wc):
     if wc.kind == "stability":  # the paper's Tables 4 and 7 have no SM1
         return [f"results/diffusion/{wc.ds}/splits/{s}/roc.tsv" for s in DKL_SPLITS]
     return [f"results/diffusion/{wc.ds}/splits/00/roc.tsv", f"results/diffusion/{wc.ds}/splits/00/roc_sm1.tsv"]
+
+
+def dkl_protocol_datasets(paper):
+    """Configured data sets standing for the paper's data set `paper`."""
+    return [ds for ds in DKL_DATASETS if dkl_source(ds)["paper_dataset"] == paper]
+
+
+def dkl_protocol_targets(wildcards):
+    """The side-by-side table of every paper data set that has a configured
+    data set (with only the protocol's rows where no deviation is configured)."""
+    out = [f"results/diffusion/protocols_{p}.tsv" for p in ("ligand", "vonmering") if dkl_protocol_datasets(p)]
+    if not out:
+        raise WorkflowError("dkl_protocols needs a data set in diffusion.datasets")
+    return out
 
 
 DKL_TARGETS = [f for n in range(2, 8) for f in dkl_paper_outputs("table", n)] + [
@@ -214,6 +258,24 @@ DS_RANKS = [str(k) for k in range(1, (len(DS["targets"]) or DS["n_target"]) + 1)
 DS_SPLIT_PARAMS = canonical({k: DS[k] for k in ("n_cells", "n_target", "targets", "folds")})
 DS_MODEL_PARAMS = canonical({k: DS[k] for k in ("kernel", "solver", "source_ridge")})
 DS_TARGET_PARAMS = canonical({k: DS[k] for k in ("kernel", "target_ridge")})
+DS_BY_DOSE = list(DS["replicate_key"]) == ["pert", "cell", "dose", "time"]
+
+
+def ds_pooled_pairs(wc):
+    """pairs.tsv for the rules that need one row per (drug, cell line): the
+    split (and so every model and figure) and DepMap. With
+    drug_screen.replicate_key [pert, cell, dose, time] this stops the run
+    while Snakemake builds the DAG, before any job: only the preprocessed
+    files themselves can be asked for."""
+    if DS_BY_DOSE:
+        raise WorkflowError(
+            "drug_screen.replicate_key is [pert, cell, dose, time]: the preprocessing then writes one row per "
+            "(drug, cell line, dose, time), which the split, the screen's models and DepMap cannot take: a sample's "
+            "input is [drug fingerprint | cell control] with no dose or time, so the doses of one (drug, cell line) "
+            "would be identical inputs with different targets, the folds (drawn per row) would put a drug's other "
+            "doses of a target cell line in its training folds, and DepMap matches CMAP by pert_id:cell_id. Set "
+            f"replicate_key: [pert, cell] (the paper), or ask only for {DS_DIR}/preprocessed/ files.")
+    return f"{DS_DIR}/preprocessed/pairs.tsv"
 
 
 def ds_raw(key):
@@ -306,8 +368,10 @@ include: "pimkl_common.smk"
 
 # --- LS-MMDT (rules/mmdt.smk) ----------------------------------------------
 MM = config["mmdt"]
-MM_DIGITS_PARAMS = canonical({k: MM[k] for k in ("C_source", "C_target", "max_alternations", "digits")})
-MM_COHORT_PARAMS = canonical({k: MM[k] for k in ("C_source", "C_target", "max_alternations", "cohorts")})
+MM_DIGITS_PARAMS = canonical({k: MM[k] for k in ("C_source", "C_target", "max_alternations", "tol", "max_iter",
+                                                 "digits")})
+MM_COHORT_PARAMS = canonical({k: MM[k] for k in ("C_source", "C_target", "max_alternations", "tol", "max_iter",
+                                                 "cohorts")})
 # The cohort task uses the PIMKL study's cohorts (pimkl_common.smk): by default
 # the pooled cohorts of Algorithm S1 -> the large cohort (or, without one, the
 # last S1 cohort from the others).

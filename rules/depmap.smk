@@ -57,7 +57,7 @@ rule depmap_prepare:
     input:
         table=dm_table,
         pert_info=ds_raw("pert_info"),
-        pairs=f"{DS_DIR}/preprocessed/pairs.tsv",
+        pairs=ds_pooled_pairs,
         controls=f"{DS_DIR}/preprocessed/controls.tsv",
     output:
         targets=f"{DM_DIR}/prepared/targets.tsv",
@@ -116,7 +116,7 @@ rule depmap_source:
     imputed expression of every DepMap target pair."""
     input:
         expression=f"{DS_DIR}/preprocessed/expression.gctx",
-        pairs=f"{DS_DIR}/preprocessed/pairs.tsv",
+        pairs=ds_pooled_pairs,
         controls=f"{DS_DIR}/preprocessed/controls.tsv",
         features=dm_features,
         targets=f"{DM_DIR}/prepared/targets.tsv",

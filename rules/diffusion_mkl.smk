@@ -60,11 +60,13 @@ rule diffusion_eigen:
         edges="resources/diffusion/{ds}/edges.tsv",
         labels="resources/diffusion/{ds}/labels.tsv",
     output:
-        "resources/diffusion/{ds}/eigen.npz",
+        "resources/diffusion/{ds}/eigen_{laplacian}.npz",
+    wildcard_constraints:
+        laplacian="unnormalized|normalized",
     log:
-        "results/diffusion/{ds}/logs/eigen.log",
+        "results/diffusion/{ds}/logs/eigen_{laplacian}.log",
     benchmark:
-        "results/diffusion/{ds}/benchmarks/eigen.tsv"
+        "results/diffusion/{ds}/benchmarks/eigen_{laplacian}.tsv"
     conda:
         ENV_CORE
     threads: 2
@@ -78,12 +80,13 @@ rule diffusion_eigen:
 rule diffusion_split:
     """GPU-tagged: kernel blocks are built with torch on `device`."""
     input:
-        eigen="resources/diffusion/{ds}/eigen.npz",
+        eigen=dkl_eigen_files,
         edges="resources/diffusion/{ds}/edges.tsv",
         labels="resources/diffusion/{ds}/labels.tsv",
         splits="resources/diffusion/{ds}/splits/{split}.tsv",
     output:
         roc="results/diffusion/{ds}/splits/{split}/roc.tsv",
+        scale="results/diffusion/{ds}/splits/{split}/kernel_scale.tsv",
         kernel_roc="results/diffusion/{ds}/splits/{split}/kernel_roc.tsv",
         weights="results/diffusion/{ds}/splits/{split}/weights.tsv",
         times="results/diffusion/{ds}/splits/{split}/times.tsv",
@@ -111,10 +114,11 @@ rule diffusion_split:
 rule diffusion_sm1:
     """SM1 on the given split (the paper's Tables 2-3 only), where it fits."""
     input:
-        eigen="resources/diffusion/{ds}/eigen.npz",
+        eigen=dkl_eigen_files,
         labels="resources/diffusion/{ds}/labels.tsv",
         splits="resources/diffusion/{ds}/splits/00.tsv",
         cv="results/diffusion/{ds}/splits/00/inner_cv.tsv",
+        scale="results/diffusion/{ds}/splits/00/kernel_scale.tsv",
     output:
         roc="results/diffusion/{ds}/splits/00/roc_sm1.tsv",
         weights="results/diffusion/{ds}/splits/00/weights_sm1.tsv",
@@ -184,9 +188,10 @@ rule diffusion_sensitivity:
     """GPU-tagged: mean ROC on the given split against C, lam, the end of
     the beta grid and its step."""
     input:
-        eigen="resources/diffusion/{ds}/eigen.npz",
+        eigen=dkl_eigen_files,
         labels="resources/diffusion/{ds}/labels.tsv",
         splits="resources/diffusion/{ds}/splits/00.tsv",
+        scale="results/diffusion/{ds}/splits/00/kernel_scale.tsv",
     output:
         "results/diffusion/{ds}/tables/sensitivity.tsv",
     params:
@@ -236,6 +241,33 @@ rule diffusion_plot:
         runtime=10,
     script:
         "../scripts/diffusion_plot.py"
+
+
+rule diffusion_protocols:
+    """The paper's protocol and the labelled deviations of the same network
+    side by side (Tables 2-7's numbers per data set)."""
+    input:
+        roc=lambda wc: [f"results/diffusion/{ds}/splits/{s}/roc.tsv" for ds in dkl_protocol_datasets(wc.paper) for s in DKL_SPLITS],
+        scale=lambda wc: [f"results/diffusion/{ds}/splits/{s}/kernel_scale.tsv" for ds in dkl_protocol_datasets(wc.paper) for s in DKL_SPLITS],
+    output:
+        "results/diffusion/protocols_{paper}.tsv",
+    wildcard_constraints:
+        paper="ligand|vonmering",
+    params:
+        datasets=lambda wc: dkl_protocol_datasets(wc.paper),
+        deviations=lambda wc: {ds: dkl_source(ds).get("deviation", "") for ds in dkl_protocol_datasets(wc.paper)},
+    log:
+        "results/diffusion/logs/protocols_{paper}.log",
+    benchmark:
+        "results/diffusion/benchmarks/protocols_{paper}.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/diffusion_protocols.py"
 
 
 # Named targets: the paper's tables and figures.
@@ -328,3 +360,10 @@ rule dkl_sensitivity:
     input:
         [f for ds in DKL_DATASETS for f in [f"results/diffusion/{ds}/tables/sensitivity.tsv",
                                              *figure(f"diffusion/{ds}", "sensitivity")]],
+
+
+rule dkl_protocols:
+    """The paper's protocol beside its labelled deviations (Laplacian, beta
+    step, train-only kernel-scale choice) on each configured network."""
+    input:
+        dkl_protocol_targets,

@@ -104,7 +104,9 @@ rule drug_screen_mol2vec:
 
 rule drug_screen_preprocess:
     """log2(x+1), landmark genes, dose >= 0, parseable SMILES, drop genes equal
-    to 1, replicate means per (drug, cell line), control mean per cell line."""
+    to 1 (after our log2(x+1) only), replicate means per (drug, cell line)
+    (doses and times pooled and counted) or per (drug, cell line, dose, time)
+    (drug_screen.replicate_key), control mean per cell line."""
     input:
         gctx=ds_raw("gctx"),
         sample_info=ds_raw("sample_info"),
@@ -120,6 +122,7 @@ rule drug_screen_preprocess:
     params:
         log2_transform=DS["log2_transform"],
         missing_controls=DS["missing_controls"],
+        replicate_key=list(DS["replicate_key"]),
     log:
         f"{DS_DIR}/logs/preprocess.log",
     benchmark:
@@ -138,7 +141,7 @@ rule drug_screen_split:
     """Source = cell lines with the least drugs, targets = the most; seen /
     unseen strata and 5 folds per target cell line."""
     input:
-        pairs=f"{DS_DIR}/preprocessed/pairs.tsv",
+        pairs=ds_pooled_pairs,
     output:
         folds=f"{DS_DIR}/split/folds.tsv",
         availability=f"{DS_DIR}/split/availability.tsv",

@@ -51,7 +51,11 @@ REPORT_PLACEHOLDERS = {
     "mmdt_task": {"digits": False, MM_COHORT_STUDY.split("/")[-1]: False},  # not the paper's image data
     # <<<
 }
-REPORT_CONTEXT = {"studies": sorted(REPORT_STUDIES), "placeholders": canonical(REPORT_PLACEHOLDERS)}
+# Data sets that carry a labelled deviation from the paper's protocol: their
+# rows say so (diffusion: the Laplacian, the beta grid, the kernel-scale choice).
+REPORT_DEVIATIONS = {ds: dkl_source(ds)["deviation"] for ds in DKL_DATASETS if dkl_source(ds).get("deviation")}
+REPORT_CONTEXT = {"studies": sorted(REPORT_STUDIES), "placeholders": canonical(REPORT_PLACEHOLDERS),
+                  "deviations": canonical(REPORT_DEVIATIONS)}
 REPORT_TABLES = [f"results/{t}" for t in _required_tables(
     _load_paper_values(REPORT_PAPER_VALUES, os.path.join(workflow.basedir, REPORT_SCHEMA)),
     _ReportContext.from_mapping(REPORT_CONTEXT))]

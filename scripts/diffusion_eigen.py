@@ -18,7 +18,9 @@ edges = pd.read_csv(smk.input.edges, sep="\t", dtype={"protein_a": str, "protein
 proteins = list(pd.read_csv(smk.input.labels, sep="\t", index_col=0).index.astype(str))
 _, A = adjacency_matrix(edges, proteins)
 t0 = time.perf_counter()
-d, P = laplacian_eigh(laplacian(A))
-log.info("eigendecomposition of n=%d in %.2f s; eigenvalues %.3g..%.3g", len(d), time.perf_counter() - t0,
+kind = smk.wildcards.laplacian
+d, P = laplacian_eigh(laplacian(A, kind))
+log.info("eigendecomposition of the %s Laplacian, n=%d, in %.2f s; eigenvalues %.3g..%.3g", kind, len(d),
+         time.perf_counter() - t0,
          d.min(), d.max())
-np.savez(smk.output[0], d=d, P=P, proteins=np.array(proteins))
+np.savez(smk.output[0], laplacian=np.array(kind), d=d, P=P, proteins=np.array(proteins))

@@ -19,11 +19,13 @@ controls = (pd.read_csv(smk.input.controls[0], index_col=0, sep=None, engine="py
             if smk.input.controls else None)  # CSV or TSV, first column = cell id
 res = preprocess_cmap(smk.input.gctx, valid, sample_meta=meta, sample_meta_source=smk.input.sample_info,
                       gene_info=gene_info, log2_transform=smk.params.log2_transform, controls=controls,
-                      missing_controls=smk.params.missing_controls, log=log)
+                      missing_controls=smk.params.missing_controls, replicate_key=smk.params.replicate_key,
+                      log=log)
 res.counts.to_csv(smk.output.counts, sep="\t", index=False)
 res.genes.to_csv(smk.output.genes, sep="\t", index=False)
 res.controls.to_csv(smk.output.controls, sep="\t")
 res.pairs.to_csv(smk.output.pairs, sep="\t")
 write_gctx(smk.output.expression, GCT(data=res.expression.T, row_meta=res.genes.set_index("gene_id"),
                                       col_meta=res.pairs))
-log.info("%d pairs x %d genes; %d cell lines", *res.expression.shape, len(res.controls))
+log.info("%d pairs x %d genes; %d cell lines (replicate key %s)", *res.expression.shape, len(res.controls),
+         list(smk.params.replicate_key))

@@ -45,5 +45,6 @@ for stratum in ("seen", "unseen"):
     tables.append(scaling_cell(data, f_s, mu, cell, lams, sizes, seeds, cfg["kernel"], device,
                                strata=(stratum,)))
 out = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(
-    columns=["cell_id", "stratum", "n_train", "seed", "fold", "model", "r2", "cosine", "pearson_r"])
+    columns=["cell_id", "stratum", "n_train", "seed", "fold", "model", "r2", "cosine", "pearson_r_paper",
+             "pearson_r_centred"])
 out.to_csv(smk.output[0], sep="\t", index=False)

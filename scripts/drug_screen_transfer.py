@@ -24,5 +24,5 @@ metrics, samples = cross_validate_cell(data, f_s, source_mean(data), cell, lams,
 metrics.to_csv(smk.output.metrics, sep="\t", index=False)
 samples.to_csv(smk.output.samples, sep="\t", index=False)
 for _, r in metrics.iterrows():
-    log.info("%s %-7s %-22s R2 %.3f cos %.3f r %.3f (n=%d)", cell, r["stratum"], r["model"], r["r2"], r["cosine"],
-             r["pearson_r"], r["n"])
+    log.info("%s %-7s %-22s R2 %.3f cos %.3f r (paper, uncentred) %.3f r (centred) %.3f (n=%d)", cell,
+             r["stratum"], r["model"], r["r2"], r["cosine"], r["pearson_r_paper"], r["pearson_r_centred"], r["n"])

@@ -8,7 +8,7 @@ sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa:
 import json  # noqa: E402
 
 from biokernels.logs import rule_logger  # noqa: E402
-from biokernels.mmdt_tasks import cohort_domains, cohort_transfer_curve  # noqa: E402
+from biokernels.mmdt_tasks import cohort_domains, cohort_transfer_curve, report_convergence  # noqa: E402
 from biokernels.pimkl import load_cohort  # noqa: E402
 
 smk = snakemake  # noqa: F821
@@ -26,9 +26,10 @@ Xs, ys, Xt, yt, info = cohort_domains(source, (X, y), standardize=task["standard
 log.info("domains: %s", info)
 seeds = list(range(smk.params.seed, smk.params.seed + task["seeds"]))
 curve = cohort_transfer_curve(Xs, ys, Xt, yt, task["ks"], seeds, C_source=cfg["C_source"], C_target=cfg["C_target"],
-                              mmdt_params={"max_alternations": cfg["max_alternations"]})
+                              mmdt_params={k: cfg[k] for k in ("max_alternations", "tol", "max_iter")})
 curve.to_csv(smk.output.curve, sep="\t", index=False)
 with open(smk.output.info, "w") as f:
     json.dump({**info, "target_cohort": smk.params.target_cohort}, f, indent=1)
 log.info("cohorts: %d rows\n%s", len(curve),
          curve.groupby(["method", "k"])["accuracy"].mean().unstack().round(3).to_string())
+report_convergence(log, curve, "cohorts")

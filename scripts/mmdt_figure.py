@@ -7,13 +7,19 @@ sys.path.insert(0, os.path.join(snakemake.scriptdir, os.pardir, "src"))  # noqa:
 import pandas as pd  # noqa: E402
 
 from biokernels.logs import rule_logger  # noqa: E402
-from biokernels.mmdt_tasks import curve_table  # noqa: E402
+from biokernels.mmdt_tasks import curve_table, report_convergence  # noqa: E402
 from biokernels.plotting import plot_mmdt_curve, save_figure  # noqa: E402
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
-table = curve_table(pd.read_csv(smk.input[0], sep="\t"))
-fig = plot_mmdt_curve(table, smk.params.title)
+curve = pd.read_csv(smk.input[0], sep="\t")
+table = curve_table(curve)
+n_bad = report_convergence(log, curve, smk.wildcards.task)
+title = smk.params.title
+if n_bad:  # say it on the figure too
+    title += (f"\n{n_bad} of {int(curve['n_transform_solves'].sum())} transform solves did not "
+              "converge (raise mmdt.max_iter)")
+fig = plot_mmdt_curve(table, title)
 table.to_csv(smk.output.table, sep="\t", index=False)
 save_figure(fig, smk.output.pdf, smk.output.png)
 log.info("%d rows", len(table))

@@ -45,7 +45,7 @@ import torch
 from biokernels.drug_screen_tables import MODELS, assign_folds, split_cell_lines  # noqa: F401 (re-exported)
 from biokernels.io.networks import InputError
 from biokernels.kernels.ntk import ntk_relu_indexed
-from biokernels.metrics import per_sample_cosine, per_sample_r2, pearson_r
+from biokernels.metrics import pearson_r_centred, pearson_r_paper, per_sample_cosine, per_sample_r2
 from biokernels.solvers.ridge import NTKRidge, solve_ridge
 
 KERNEL_MODELS = MODELS[1:]
@@ -316,9 +316,11 @@ def cross_validate_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.nda
     Returns
     -------
     metrics : DataFrame ``cell_id``, ``stratum``, ``model``, ``r2``, ``cosine``,
-        ``pearson_r``, ``n`` computed over all folds' predictions (the paper
-        "reported the metrics computed across all folds"); cosine centred by
-        each fold's training mean of the cell line.
+        ``pearson_r_paper`` (the paper's printed, uncentred Pearson r),
+        ``pearson_r_centred``, ``n`` computed over all folds' predictions (the
+        paper "reported the metrics computed across all folds"); cosine
+        centred by each fold's training mean of the cell line. See
+        :mod:`biokernels.metrics` for the two Pearson r's.
     samples : DataFrame ``pair_id``, ``stratum``, ``fold``, ``model``, ``r2``,
         ``cosine``: per-sample values (Fig. 4e-f).
     """
@@ -345,7 +347,8 @@ def cross_validate_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.nda
             r2 = per_sample_r2(preds[m], Y)
             cos = per_sample_cosine(preds[m], Y, centre)
             rows.append({"cell_id": cell, "stratum": stratum, "model": m, "r2": r2.mean(), "cosine": cos.mean(),
-                         "pearson_r": pearson_r(preds[m], Y), "n": len(sel)})
+                         "pearson_r_paper": pearson_r_paper(preds[m], Y),
+                         "pearson_r_centred": pearson_r_centred(preds[m], Y), "n": len(sel)})
             samples.append(pd.DataFrame({"pair_id": pair_ids, "stratum": stratum, "fold": fold, "model": m,
                                          "r2": r2, "cosine": cos}))
     return pd.DataFrame(rows), (pd.concat(samples, ignore_index=True) if samples else pd.DataFrame())
@@ -365,7 +368,8 @@ def scaling_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.ndarray, c
     Returns
     -------
     DataFrame ``cell_id``, ``stratum``, ``n_train``, ``seed``, ``fold``,
-    ``model``, ``r2``, ``cosine``, ``pearson_r``.
+    ``model``, ``r2``, ``cosine``, ``pearson_r_paper``, ``pearson_r_centred``
+    (see :mod:`biokernels.metrics`).
     """
     rows = []
     for stratum in strata:
@@ -387,7 +391,8 @@ def scaling_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.ndarray, c
                         rows.append({"cell_id": cell, "stratum": stratum, "n_train": n, "seed": seed, "fold": int(k),
                                      "model": m, "r2": per_sample_r2(p, Y[te]).mean(),
                                      "cosine": per_sample_cosine(p, Y[te], centre).mean(),
-                                     "pearson_r": pearson_r(p, Y[te])})
+                                     "pearson_r_paper": pearson_r_paper(p, Y[te]),
+                                     "pearson_r_centred": pearson_r_centred(p, Y[te])})
     return pd.DataFrame(rows)
 
 

@@ -11,7 +11,9 @@ import pandas as pd
 from biokernels.io.networks import InputError
 
 MODELS = ("mean", "baseline", "projection", "translation", "projection_translation")
-METRICS = ("r2", "cosine", "pearson_r")
+# The paper's three metrics (R², centred cosine, its printed uncentred Pearson r) and the centred Pearson r;
+# see biokernels.metrics for the two Pearson r's.
+METRICS = ("r2", "cosine", "pearson_r_paper", "pearson_r_centred")
 
 
 def split_cell_lines(pairs: pd.DataFrame, n_target: int = 5, targets: list[str] | None = None,
@@ -124,7 +126,9 @@ def fig4ab_table(metrics: pd.DataFrame, stratum: str) -> pd.DataFrame:
     Returns
     -------
     DataFrame ``stratum``, ``model``, ``metric``, ``mean``, ``sd``,
-    ``n_cells``, ``n_pairs``.
+    ``n_cells``, ``n_pairs``; metrics in the order of :data:`METRICS` (the
+    paper's three, then the centred Pearson r), models in that of
+    :data:`MODELS`.
     """
     m = metrics[metrics["stratum"] == stratum] if len(metrics) else metrics
     if not len(m):
@@ -135,9 +139,8 @@ def fig4ab_table(metrics: pd.DataFrame, stratum: str) -> pd.DataFrame:
         mean=("value", "mean"), sd=("value", lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else np.nan),
         n_cells=("cell_id", "nunique"), n_pairs=("n", "sum")).reset_index()
     out.insert(0, "stratum", stratum)
-    order = {k: i for i, k in enumerate(MODELS)}
-    return out.sort_values(["metric", "model"], key=lambda s: s.map(order) if s.name == "model" else s,
-                           kind="stable").reset_index(drop=True)
+    order = {**{k: i for i, k in enumerate(MODELS)}, **{k: i for i, k in enumerate(METRICS)}}
+    return out.sort_values(["metric", "model"], key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
 
 
 def fig4cd_table(scaling: pd.DataFrame, stratum: str, first: int = 5) -> pd.DataFrame:

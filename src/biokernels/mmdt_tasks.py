@@ -52,6 +52,12 @@ Methods (one row each in the curves):
     examples per class only; it never predicts a held-out class (accuracy 0
     on them), as in the paper ("the SVM-Target baseline cannot be used").
 
+Every row also counts the transform solves (W-steps, each a dual coordinate
+descent, :func:`~biokernels.solvers.mmdt.solve_transform`) of its fit,
+``n_transform_solves``, and those that stopped at ``max_iter`` before the
+stopping tolerance, ``n_transform_not_converged`` (both 0 for the SVM
+baselines, which solve no transform).
+
 Accuracy is over the whole target test set; ``accuracy_heldout`` over its
 held-out-class images only (arg max over all classes; NaN if none);
 ``accuracy_seen`` over the others; ``accuracy_heldout_within`` over the
@@ -73,7 +79,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 from biokernels.io.networks import InputError
-from biokernels.solvers.mmdt import MMDT, augment
+from biokernels.solvers.mmdt import MMDT, TransformConvergenceWarning, augment
 
 __all__ = [
     "digits_domains",
@@ -84,10 +90,12 @@ __all__ = [
     "digits_learning_curve",
     "CURVE_COLUMNS",
     "METHODS",
+    "report_convergence",
 ]
 
 CURVE_COLUMNS = ["method", "k", "seed", "accuracy", "accuracy_heldout", "accuracy_seen",
-                 "accuracy_heldout_within", "n_train_target", "n_test"]
+                 "accuracy_heldout_within", "n_train_target", "n_test",
+                 "n_transform_solves", "n_transform_not_converged"]
 METHODS = ("MMDT", "MMDT-W0", "SVM-Source", "SVM-Target")
 
 
@@ -293,7 +301,15 @@ def cohort_transfer_curve(Xs, ys, Xt, yt, ks: Sequence[int], seeds: Sequence[int
         Columns ``CURVE_COLUMNS``: method, k, seed, accuracy, accuracy_heldout,
         accuracy_seen, accuracy_heldout_within (fractions in [0, 1]; NaN where
         the subset is empty or the method cannot score it), n_train_target,
-        n_test. One row per (method, k, seed).
+        n_test, n_transform_solves and n_transform_not_converged (the fit's
+        W-steps and those that did not converge; 0 for SVM-Source and
+        SVM-Target). One row per (method, k, seed).
+
+    Warns
+    -----
+    TransformConvergenceWarning
+        Once, after all fits, if any MMDT row has a non-converged transform
+        solve (the per-solve warnings of the fits are collected into it).
 
     Raises
     ------
@@ -322,6 +338,7 @@ def cohort_transfer_curve(Xs, ys, Xt, yt, ks: Sequence[int], seeds: Sequence[int
                              f"(source x target features), got shape {M.shape}")
 
     rows = []
+    caught = []
     for seed in seeds:
         svm_source = None
         for k in ks:
@@ -334,19 +351,33 @@ def cohort_transfer_curve(Xs, ys, Xt, yt, ks: Sequence[int], seeds: Sequence[int
                                                 and svm_source is None):
                     continue
                 prior = M if name == "MMDT-W0" else None
-                model = MMDT(C_source=C_source, C_target=C_target, random_state=seed,
-                             **{**mmdt_params, "transform_prior": prior}).fit(Xs, ys, Xtr, ytr)
+                with warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter("always", TransformConvergenceWarning)
+                    model = MMDT(C_source=C_source, C_target=C_target, random_state=seed,
+                                 **{**mmdt_params, "transform_prior": prior}).fit(Xs, ys, Xtr, ytr)
+                # a fit made only for SVM-Source's hyperplanes (MMDT not in methods) uses no
+                # transform, so its solves are neither counted nor warned about
+                for item in w:                    # re-raise anything else
+                    if not issubclass(item.category, TransformConvergenceWarning):
+                        warnings.warn_explicit(item.message, item.category, item.filename,
+                                               item.lineno)
                 if svm_source is None:            # source-only: independent of k and W0
                     svm_source = (model.classes_, model.source_hyperplanes_)
                 if name in methods:
                     acc = _accuracies(model.predict(Xte), yte, held,
                                       model.decision_function(Xte), model.classes_)
-                    rows.append({"method": name, **base, **acc})
+                    rows.append({"method": name, **base, **acc,
+                                 "n_transform_solves": int(model.n_alternations_),
+                                 "n_transform_not_converged": int(model.n_not_converged_)})
+                    if not model.converged_:
+                        caught.append((name, int(k), int(seed), model.n_not_converged_,
+                                       float(np.max(model.pg_spread_))))
             if "SVM-Source" in methods:
                 cls, Hs = svm_source
                 scores = augment(Xte @ M.T) @ Hs.T
                 acc = _accuracies(cls[np.argmax(scores, axis=1)], yte, held, scores, cls)
-                rows.append({"method": "SVM-Source", **base, **acc})
+                rows.append({"method": "SVM-Source", **base, **acc, "n_transform_solves": 0,
+                             "n_transform_not_converged": 0})
             if "SVM-Target" in methods:
                 svc = LinearSVC(loss="squared_hinge", dual=True, C=C_target, tol=1e-4,
                                 max_iter=10000, random_state=seed)
@@ -354,8 +385,23 @@ def cohort_transfer_curve(Xs, ys, Xt, yt, ks: Sequence[int], seeds: Sequence[int
                     warnings.simplefilter("ignore", ConvergenceWarning)
                     svc.fit(Xtr, ytr)
                 rows.append({"method": "SVM-Target", **base,
-                             **_accuracies(svc.predict(Xte), yte, held)})
-    return pd.DataFrame(rows, columns=CURVE_COLUMNS)
+                             **_accuracies(svc.predict(Xte), yte, held), "n_transform_solves": 0,
+                             "n_transform_not_converged": 0})
+    out = pd.DataFrame(rows, columns=CURVE_COLUMNS)
+    if caught:
+        n_bad = sum(c[3] for c in caught)
+        worst = max(caught, key=lambda c: c[4])
+        defaults = MMDT().get_params()
+        max_iter = mmdt_params.get("max_iter", defaults["max_iter"])
+        tol = mmdt_params.get("tol", defaults["tol"])
+        warnings.warn(f"cohort_transfer_curve: {n_bad} of {int(out['n_transform_solves'].sum())} "
+                      f"MMDT transform solves (in {len(caught)} of "
+                      f"{int((out['n_transform_solves'] > 0).sum())} fits) did not converge "
+                      f"within max_iter={max_iter} epochs at tol={tol:g}; largest "
+                      f"final projected-gradient spread {worst[4]:.3g} ({worst[0]}, k={worst[1]}, "
+                      f"seed={worst[2]}); see column n_transform_not_converged",
+                      TransformConvergenceWarning, stacklevel=2)
+    return out
 
 
 def digits_learning_curve(ks: Sequence[int] = (1, 2, 3, 5, 10), seeds: Sequence[int] = (0, 1, 2),
@@ -470,11 +516,62 @@ def curve_table(curve: pd.DataFrame) -> pd.DataFrame:
     -------
     DataFrame ``method``, ``k``, ``metric`` (accuracy, accuracy_heldout,
     accuracy_seen, accuracy_heldout_within), ``mean``, ``sd``, ``n_seeds``;
-    metrics that are NaN for every row of a method are left out.
+    metrics that are NaN for every row of a method are left out. When the
+    curve has them, also ``n_transform_solves`` and
+    ``n_transform_not_converged``: sums over the seeds of the (method, k)
+    (the same on each metric's row).
     """
     metrics = [c for c in ("accuracy", "accuracy_heldout", "accuracy_seen", "accuracy_heldout_within")
                if c in curve.columns]
     long = curve.melt(id_vars=["method", "k", "seed"], value_vars=metrics, var_name="metric").dropna(subset=["value"])
     out = long.groupby(["method", "k", "metric"], sort=False)["value"].agg(
         mean="mean", sd=lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else np.nan, n_seeds="size").reset_index()
+    counts = [c for c in ("n_transform_solves", "n_transform_not_converged") if c in curve.columns]
+    if counts:
+        sums = curve.groupby(["method", "k"], sort=False)[counts].sum().reset_index()
+        out = out.merge(sums, on=["method", "k"], how="left", validate="many_to_one")
     return out.sort_values(["metric", "method", "k"], kind="stable").reset_index(drop=True)
+
+
+def report_convergence(logger, curve: pd.DataFrame, task: str) -> int:
+    """Log how many MMDT transform solves of a learning curve did not converge.
+
+    Parameters
+    ----------
+    logger : logging.Logger
+        Gets one ``INFO`` line when every solve converged, else one
+        ``WARNING`` line with the count and the (method, k, seed) rows concerned.
+    curve : DataFrame
+        Output of :func:`cohort_transfer_curve` / :func:`digits_learning_curve`
+        or its :func:`curve_table` (summed columns), with
+        ``n_transform_solves`` and ``n_transform_not_converged``.
+    task : str
+        Name used in the message.
+
+    Returns
+    -------
+    int
+        Number of non-converged transform solves.
+
+    Raises
+    ------
+    KeyError
+        If ``curve`` lacks the two count columns (a curve written before they
+        existed).
+    """
+    cols = ["n_transform_solves", "n_transform_not_converged"]
+    missing = [c for c in cols if c not in curve.columns]
+    if missing:
+        raise KeyError(f"report_convergence: curve of task {task!r} lacks columns {missing}")
+    per = curve.drop_duplicates(["method", "k", *(["seed"] if "seed" in curve.columns else [])])
+    n_all = int(per["n_transform_solves"].sum())
+    n_bad = int(per["n_transform_not_converged"].sum())
+    if n_bad:
+        bad = per[per["n_transform_not_converged"] > 0]
+        where = ", ".join(f"{r.method} k={r.k}" + (f" seed={r.seed}" if "seed" in per.columns else "")
+                          for r in bad.itertuples())
+        logger.warning("%s: %d of %d MMDT transform solves did not converge within max_iter (%s)",
+                       task, n_bad, n_all, where)
+    else:
+        logger.info("%s: all %d MMDT transform solves converged", task, n_all)
+    return n_bad

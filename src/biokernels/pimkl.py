@@ -311,12 +311,23 @@ def fit_predict(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam: flo
     Raises
     ------
     InputError
-        From EasyMKL/KOMD (one class, bad lambda, ...), or unknown classifier.
+        From EasyMKL/KOMD (one class, bad lambda, ...), unknown classifier,
+        shapes other than (P, n, n) / (P, m, n), or a ``K_test[p]`` that is
+        square (m = n), symmetric and not ``K_train[p]``: a test x test
+        kernel where the test x train one belongs
+        (:func:`biokernels.solvers.kernel_lists.check_predict_kernel`).
     """
     from biokernels.solvers.easymkl import KOMD, EasyMKL
+    from biokernels.solvers.kernel_lists import check_predict_kernel
 
     if classifier not in CLASSIFIERS:
         raise InputError(f"classifier {classifier!r}: expected one of {CLASSIFIERS}")
+    K_train, K_test = np.asarray(K_train), np.asarray(K_test)
+    if K_train.ndim != 3 or K_test.ndim != 3 or K_test.shape[0] != K_train.shape[0]:
+        raise InputError(f"fit_predict: expected K_train (P, n, n) and K_test (P, m, n) with the same P, "
+                         f"got {K_train.shape} and {K_test.shape}")
+    for p in range(K_test.shape[0]):
+        check_predict_kernel(K_test[p], K_train.shape[-1], K_train[p], name=f"fit_predict: K_test[{p}]")
     if weights is None:
         mkl = EasyMKL(lam=lam, kernel_aggregation=kernel_aggregation, psd_tol=None).fit(K_train, y)
         w = mkl.weights_
@@ -550,9 +561,13 @@ def signature_tests(weights: pd.DataFrame, alpha: float = 0.001) -> pd.DataFrame
     For each cohort with ``P`` pathways (kernels), each pathway's weights over
     the folds are tested against ``w_b = 1/P`` with a one-sample Wilcoxon
     signed-rank test (``scipy.stats.wilcoxon(w - 1/P, alternative="greater")``;
-    zero differences: scipy's default ``zero_method="wilcox"``), and the P
+    zero differences: scipy's default ``zero_method="wilcox"``), and the
     p-values are Benjamini-Hochberg adjusted (``statsmodels`` ``multipletests``,
-    ``"fdr_bh"``). A pathway is significant when its adjusted p-value is
+    ``"fdr_bh"``) over the ``m <= P`` pathways that have one. A pathway whose
+    p-value is NaN (a NaN weight in a fold) keeps a NaN adjusted p-value, is
+    not significant and does not count in ``m``; such pathways are counted
+    and logged (warning, cohort and pathway names) and the counts are columns
+    of the table. A pathway is significant when its adjusted p-value is
     ``<= alpha`` (BH's rejection) and its median weight is above ``1/P`` (the
     paper tests "the distribution of the kernel weights with median above
     w_b"; with the one-sided test the two agree except in degenerate cases).
@@ -566,7 +581,10 @@ def signature_tests(weights: pd.DataFrame, alpha: float = 0.001) -> pd.DataFrame
     Returns
     -------
     DataFrame ``cohort, pathway, n_folds, median, mean, baseline, statistic,
-    p_value, p_adjusted, significant`` (bool), in input order.
+    p_value, p_adjusted, significant`` (bool), ``n_tested`` (the cohort's
+    ``m``, pathways with a p-value: BH's number of tests) and
+    ``n_no_p_value`` (the cohort's pathways with a NaN p-value), in input
+    order.
 
     Raises
     ------
@@ -599,9 +617,23 @@ def signature_tests(weights: pd.DataFrame, alpha: float = 0.001) -> pd.DataFrame
             rows.append({"cohort": cohort, "pathway": name, "n_folds": len(w), "median": float(np.median(w)),
                          "mean": float(w.mean()), "baseline": wb, "statistic": stat, "p_value": p})
         t = pd.DataFrame(rows)
-        reject, padj, _, _ = multipletests(t["p_value"].to_numpy(), alpha=alpha, method="fdr_bh")
+        p = t["p_value"].to_numpy(float)
+        has_p = np.isfinite(p)
+        padj = np.full(len(t), np.nan)
+        reject = np.zeros(len(t), bool)
+        if has_p.any():
+            # BH over the m tests that have a p-value: a NaN would make
+            # statsmodels return NaN for every adjusted p-value of the cohort
+            reject[has_p], padj[has_p], _, _ = multipletests(p[has_p], alpha=alpha, method="fdr_bh")
+        n_missing = int((~has_p).sum())
+        if n_missing:
+            log.warning("cohort %s: %d of %d pathway(s) have no p-value (NaN, e.g. from a NaN weight): %s; "
+                        "BH adjusts the other %d and these are not significant", cohort, n_missing, len(t),
+                        t.loc[~has_p, "pathway"].tolist(), int(has_p.sum()))
         t["p_adjusted"] = padj
         t["significant"] = reject & (t["median"].to_numpy() > wb)
+        t["n_tested"] = int(has_p.sum())
+        t["n_no_p_value"] = n_missing
         out.append(t)
     return pd.concat(out, ignore_index=True)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -165,7 +166,9 @@ SCREEN_LABELS = {"mean": "mean over cell line", "baseline": "NTK baseline (targe
                  "projection_translation": "projection + translation"}
 SCREEN_COLORS = {"mean": "0.6", "baseline": "tab:red", "projection": "tab:blue", "translation": "tab:orange",
                  "projection_translation": "tab:green"}
-METRIC_LABELS = {"r2": "mean R²", "cosine": "mean cosine (centred)", "pearson_r": "Pearson r"}
+METRIC_LABELS = {"r2": "mean R²", "cosine": "mean cosine (centred)",
+                 "pearson_r_paper": "Pearson r as printed in the paper (uncentred)",
+                 "pearson_r_centred": "Pearson r, centred (not the paper's)"}
 
 
 def plot_screen_bars(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figure":
@@ -183,7 +186,8 @@ def plot_screen_bars(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figu
         sub = table[table["model"] == m].set_index("metric").reindex(metrics)
         ax.bar(np.arange(len(metrics)) + (j - (len(models) - 1) / 2) * width, sub["mean"], width,
                yerr=sub["sd"], capsize=2, color=SCREEN_COLORS.get(m), label=SCREEN_LABELS.get(m, m))
-    ax.set_xticks(np.arange(len(metrics)), [METRIC_LABELS.get(k, k) for k in metrics])
+    ax.set_xticks(np.arange(len(metrics)), [textwrap.fill(METRIC_LABELS.get(k, k), 24) for k in metrics],
+                  fontsize=8)
     ax.axhline(0, color="k", lw=0.5)
     ax.set_ylabel("value (mean ± SD over target cell lines)")
     ax.set_title(title, fontsize=10)
@@ -216,7 +220,7 @@ def plot_screen_scaling(table: pd.DataFrame, title: str) -> "matplotlib.figure.F
             r2 = c["fit_r2"].iloc[0]
             _law_curve(ax, c, col, f"{SCREEN_LABELS.get(m, m)} " + (f"(fit R²={r2:.2f})" if np.isfinite(r2)
                                                                      else "(flat)"))
-        ax.set_ylabel(METRIC_LABELS.get(metric, metric))
+        ax.set_ylabel(textwrap.fill(METRIC_LABELS.get(metric, metric), 30))
         ax.legend(fontsize=6)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()

@@ -47,6 +47,44 @@ FORMULATIONS = ("DKL", "DKLKL", "DKLKLu", "mDKL", "mDKLKL", "mDKLKLu")
 
 
 
+def split_masks(train_mask: np.ndarray, eval_mask: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Training and test masks of a split, restricted to ``eval_mask``.
+
+    Parameters
+    ----------
+    train_mask : bool array (n,)
+        The split's training proteins (the others are its test proteins).
+    eval_mask : bool array (n,), optional
+        Proteins that are examples at all (None: every protein).
+
+    Returns
+    -------
+    train, test : bool arrays (n,), disjoint.
+
+    Raises
+    ------
+    ValueError
+        If the masks differ in length, or no protein is left in train or test.
+    """
+    train_mask = np.asarray(train_mask, bool)
+    if eval_mask is None:
+        return train_mask, ~train_mask
+    eval_mask = np.asarray(eval_mask, bool)
+    if eval_mask.shape != train_mask.shape:
+        raise ValueError(f"eval_mask has shape {eval_mask.shape}, the split {train_mask.shape}")
+    train, test = train_mask & eval_mask, ~train_mask & eval_mask
+    if not train.any() or not test.any():
+        raise ValueError(f"no annotated protein left in the {'training' if not train.any() else 'test'} "
+                         "set of this split (unannotated: exclude)")
+    return train, test
+
+
+def annotated_mask(Y: pd.DataFrame) -> np.ndarray:
+    """Proteins with at least one annotation among the tasks: bool (n,)."""
+    return (Y.to_numpy() != 0).any(axis=1)
+
+
 def target_matrix(Y: np.ndarray, train: np.ndarray) -> np.ndarray:
     """Targets a^(k) of Eq. 13: +1 / -1 on training proteins, 0 on test ones.
 
@@ -106,8 +144,18 @@ def svm_task_scores(Ktr: np.ndarray, Kte: np.ndarray, ytr: np.ndarray, C: float)
     array (n_test, t); a column is NaN when the task has a single class in
     training (no SVM can be trained).
 
+    Raises
+    ------
+    InputError
+        ``Kte`` without ``n_train`` columns, or square, symmetric and not
+        ``Ktr``: a test x test kernel where the test x train one belongs
+        (:func:`biokernels.solvers.kernel_lists.check_predict_kernel`).
+
     Source: scikit-learn ``SVC(kernel="precomputed")`` (LIBSVM, as the paper).
     """
+    from biokernels.solvers.kernel_lists import check_predict_kernel
+
+    Kte = check_predict_kernel(Kte, Ktr.shape[0], Ktr, name="svm_task_scores: Kte")
     out = np.full((Kte.shape[0], ytr.shape[1]), np.nan)
     for k in range(ytr.shape[1]):
         y = ytr[:, k]
@@ -169,7 +217,8 @@ class SplitResult:
 def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.ndarray,
                    betas: np.ndarray, lam: float, C_grid: list[float], inner_folds: int,
                    seed: int, formulations=FORMULATIONS, adjacency=None,
-                   device: str = "auto", solver: str = "auto", log=None) -> SplitResult:
+                   device: str = "auto", solver: str = "auto", log=None,
+                   eval_mask: np.ndarray | None = None) -> SplitResult:
     """Run every method of the protocol on one split.
 
     Parameters
@@ -188,14 +237,21 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
         Enables Neighbor Counting and FS-Weighted Averaging.
     device, solver : str
     log : logging.Logger, optional
+    eval_mask : bool array (n,), optional
+        Proteins that are examples (train or test) of the tasks; the others
+        stay in the network (its Laplacian) but are neither trained on nor
+        scored (``unannotated: exclude``). None: every protein, so a protein
+        without any annotation is a negative of every task (the default,
+        ``unannotated: negative``).
 
     Returns
     -------
     SplitResult
     """
     say = log.info if log else (lambda *a, **k: None)
+    train_mask, test_mask = split_masks(train_mask, eval_mask)
     train = np.flatnonzero(train_mask)
-    test = np.flatnonzero(~train_mask)
+    test = np.flatnonzero(test_mask)
     Yv = Y.to_numpy()
     ytr, yte = Yv[train], Yv[test]
     tasks = list(Y.columns)
@@ -272,10 +328,119 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
                        {"C": C, "single_class_tasks": one_class})
 
 
+@dataclass
+class ScaleCandidate:
+    """One kernel scale the train-only choice may take: a Laplacian (its
+    eigendecomposition ``L = P diag(d) P^T``) and a beta grid."""
+
+    name: str                    # e.g. "unnormalized, step 0.1 (paper)"
+    laplacian: str               # "unnormalized" | "normalized"
+    beta_step: float
+    P: np.ndarray                # (n, n)
+    d: np.ndarray                # (n,)
+
+
+def choose_kernel_scale(candidates: list[ScaleCandidate], Y: pd.DataFrame, train_mask: np.ndarray,
+                        n_kernels: int, lam: float, C_grid: list[float], inner_folds: int, seed: int,
+                        formulation: str = "mDKL", device: str = "auto", solver: str = "auto",
+                        eval_mask: np.ndarray | None = None, log=None
+                        ) -> tuple[int, pd.DataFrame]:
+    """Choose the kernel scale (Laplacian and beta grid) by inner
+    cross-validation on the training proteins only.
+
+    Not the paper's protocol (which fixes ``L = diag(Ae) - A`` and
+    ``beta_i = -0.1 i``): a labelled deviation of the diffusion study, made
+    before any test protein is scored. For each candidate and each of
+    ``inner_folds`` folds of the training proteins (the folds of
+    :func:`choose_C`, same seed), ``formulation`` learns its weights from
+    the targets of the inner-training proteins only (Eq. 13 with the
+    inner-validation and test proteins at 0), an SVM per task is trained on
+    the inner-training proteins and scored on the inner-validation ones.
+    The candidate's score is the mean validation ROC AUC over tasks and
+    folds at its best C of ``C_grid``; the highest score wins (ties: the
+    first candidate, so list the paper's protocol first). The Laplacian's
+    eigendecomposition uses the whole network and no labels, as in the
+    paper.
+
+    Parameters
+    ----------
+    candidates : list of ScaleCandidate (all on the same proteins, in the order of ``Y``)
+    Y : DataFrame of 0/1 (n, t)
+    train_mask : bool (n,)
+    n_kernels, lam, C_grid, inner_folds, seed, formulation, device, solver, eval_mask, log
+        As in :func:`evaluate_split`; ``formulation`` must give one shared
+        kernel (``mDKL``, ``mDKLKL``, ``mDKLKLu``) or per-task kernels.
+
+    Returns
+    -------
+    index of the chosen candidate, and a table (candidate, laplacian,
+    beta_step, C, inner_auc, best_C, score, chosen) with one row per
+    candidate and C.
+
+    Raises
+    ------
+    ValueError
+        If ``candidates`` is empty or their sizes differ from ``Y``.
+    """
+    if not candidates:
+        raise ValueError("choose_kernel_scale needs at least one candidate")
+    say = log.info if log else (lambda *a, **k: None)
+    n = len(Y)
+    for c in candidates:
+        if c.P.shape != (n, n) or c.d.shape != (n,):
+            raise ValueError(f"candidate {c.name!r}: eigendecomposition of shape {c.P.shape}, "
+                             f"expected ({n}, {n}) for the {n} proteins of the labels")
+    train_mask, _ = split_masks(train_mask, eval_mask)
+    train = np.flatnonzero(train_mask)
+    Yv = Y.to_numpy()
+    folds = list(KFold(inner_folds, shuffle=True, random_state=seed).split(train))
+    rows = []
+    for ci, cand in enumerate(candidates):
+        S = diffusion_spectra(cand.d, diffusion_betas(n_kernels, cand.beta_step))
+        auc = {C: [] for C in C_grid}
+        for fit_idx, val_idx in folds:
+            fit, val = train[fit_idx], train[val_idx]
+            fit_mask = np.zeros(n, bool)
+            fit_mask[fit] = True
+            B = cand.P.T @ target_matrix(Yv, fit_mask)
+            W = np.asarray(DiffusionKernelLearning(formulation=formulation, lam=lam, solver=solver)
+                           .fit(S, B).weights_)
+            blocks = KernelBlocks(cand.P, fit, val, device)
+            Wt = [W] if W.ndim == 1 else list(W)
+            kern = [blocks(w @ S) for w in Wt]
+            for C in C_grid:
+                if W.ndim == 1:
+                    sc = svm_task_scores(*kern[0], Yv[fit], C)
+                else:
+                    sc = np.column_stack([svm_task_scores(*kern[k], Yv[fit][:, [k]], C)[:, 0]
+                                          for k in range(len(Wt))])
+                auc[C].append(task_aucs(sc, Yv[val]))
+        for C in C_grid:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                rows.append({"candidate": cand.name, "laplacian": cand.laplacian,
+                             "beta_step": cand.beta_step, "C": C,
+                             "inner_auc": float(np.nanmean(np.concatenate(auc[C])))})
+        best = max(r["inner_auc"] for r in rows[-len(C_grid):])
+        say("kernel scale %s: inner-CV %s AUC %.4f (best over C)", cand.name, formulation, best)
+    table = pd.DataFrame(rows)
+    per = table.groupby("candidate", sort=False)["inner_auc"]
+    table["score"] = per.transform("max")
+    table["best_C"] = table["candidate"].map(table.loc[per.idxmax(), ["candidate", "C"]]
+                                             .set_index("candidate")["C"])
+    scores = [float(table.loc[table["candidate"] == c.name, "score"].iloc[0]) for c in candidates]
+    chosen = int(np.argmax(scores))
+    table["chosen"] = table["candidate"] == candidates[chosen].name
+    say("train-only choice of the kernel scale: %s (inner-CV AUC %.4f)", candidates[chosen].name,
+        scores[chosen])
+    return chosen, table
+
+
 def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.ndarray,
                       beta_step: float, n_kernels: int, lam: float, C_grid: list[float],
                       inner_folds: int, sens: dict, seed: int, device: str = "auto",
-                      solver: str = "auto", log=None) -> pd.DataFrame:
+                      solver: str = "auto", log=None, eval_mask: np.ndarray | None = None,
+                      ) -> pd.DataFrame:
     """Mean ROC AUC of eBaseline and mDKL on one split against the SVM's C,
     the ridge lam, the end of the beta grid (the number of kernels) and,
     optionally, the grid's step.
@@ -291,15 +456,16 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
     ----------
     sens : dict with ``C_grid``, ``lams``, ``n_kernels`` (lists) and
         optionally ``beta_steps`` (list of positive floats)
-    (others as in :func:`evaluate_split`)
+    (others, ``eval_mask`` included, as in :func:`evaluate_split`)
 
     Returns
     -------
     DataFrame: parameter, value, method, mean_roc, mean_minus_beta
     """
     say = log.info if log else (lambda *a, **k: None)
+    train_mask, test_mask = split_masks(train_mask, eval_mask)
     train = np.flatnonzero(train_mask)
-    test = np.flatnonzero(~train_mask)
+    test = np.flatnonzero(test_mask)
     Yv = Y.to_numpy()
     ytr, yte = Yv[train], Yv[test]
     B = P.T @ target_matrix(Yv, train_mask)
@@ -350,7 +516,8 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
 
 def evaluate_sm1(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.ndarray,
                  betas: np.ndarray, C: float, max_seconds: float, max_memory_gb: float,
-                 device: str = "auto", log=None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+                 device: str = "auto", log=None, eval_mask: np.ndarray | None = None,
+                 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """SM1 (Lanckriet et al. 2004, 1-norm soft margin, QCQP) per task on one
     split, then an SVM on each task's combined kernel, as in the paper.
 
@@ -374,8 +541,9 @@ def evaluate_sm1(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.n
     from biokernels.solvers.sm1 import SM1, sm1_fits
 
     say = log.info if log else (lambda *a, **k: None)
+    train_mask, test_mask = split_masks(train_mask, eval_mask)
     train = np.flatnonzero(train_mask)
-    test = np.flatnonzero(~train_mask)
+    test = np.flatnonzero(test_mask)
     n, p = P.shape[0], len(betas)
     Yv = Y.to_numpy()
     ytr, yte = Yv[train], Yv[test]
@@ -410,3 +578,103 @@ def evaluate_sm1(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.n
         say("SM1 task %s: AUC %.4f", task, auc)
     times = pd.DataFrame([{"method": "SM1", "seconds": time.perf_counter() - t0}])
     return pd.DataFrame(roc_rows), pd.DataFrame(weight_rows), times
+
+
+def scale_candidates(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[ScaleCandidate]:
+    """The kernel scales a data set's splits may use.
+
+    Parameters
+    ----------
+    cfg : dict
+        The data set's settings: ``beta_step`` (its own or the study's),
+        ``laplacian`` (``unnormalized`` | ``normalized``), ``kernel_scale``
+        (``fixed`` | ``inner_cv``) and, for ``inner_cv``,
+        ``kernel_scale_cv.candidates`` (``laplacian``, ``step_factor``).
+    eigens : dict laplacian -> (d (n,), P (n, n))
+        Eigendecompositions of the Laplacians the candidates need.
+
+    Returns
+    -------
+    list of ScaleCandidate: one (the data set's own) for ``fixed``, the
+    configured ones in order for ``inner_cv``.
+
+    Raises
+    ------
+    ValueError
+        If a needed eigendecomposition is missing or ``kernel_scale`` is unknown.
+    """
+    def cand(lap, step, note=""):
+        if lap not in eigens:
+            raise ValueError(f"kernel scale {lap}, step {step:g} needs the eigendecomposition of the "
+                             f"{lap} Laplacian; have {sorted(eigens)}")
+        d, P = eigens[lap]
+        return ScaleCandidate(f"{lap}, step {step:g}{note}", lap, float(step), P, d)
+
+    kind = cfg.get("kernel_scale", "fixed")
+    step = float(cfg["beta_step"])
+    if kind == "fixed":
+        return [cand(cfg.get("laplacian", "unnormalized"), step)]
+    if kind != "inner_cv":
+        raise ValueError(f"kernel_scale must be fixed or inner_cv, got {kind!r}")
+    out = []
+    for c in cfg["kernel_scale_cv"]["candidates"]:
+        paper = c["laplacian"] == "unnormalized" and c["step_factor"] == 1.0
+        out.append(cand(c["laplacian"], step * c["step_factor"], " (paper)" if paper else ""))
+    return out
+
+
+def run_split(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd.DataFrame,
+              train_mask: np.ndarray, seed: int, adjacency=None, device: str = "auto",
+              log=None) -> tuple[SplitResult, pd.DataFrame]:
+    """One split of the diffusion study as a data set configures it: the
+    kernel scale (fixed, or the train-only choice of
+    :func:`choose_kernel_scale`), then :func:`evaluate_split` on it.
+
+    Parameters
+    ----------
+    cfg : dict
+        The study's split settings (``n_kernels``, ``beta_step``, ``lam``,
+        ``formulations``, ``solver``, ``svm_C_grid``, ``inner_folds``) with
+        the data set's ``laplacian``, ``kernel_scale``, ``unannotated`` and,
+        for ``inner_cv``, ``kernel_scale_cv``.
+    eigens : dict laplacian -> (d, P), see :func:`scale_candidates`
+    Y, train_mask, seed, adjacency, device, log : as in :func:`evaluate_split`
+
+    Returns
+    -------
+    SplitResult of the chosen scale, and the scale table (one row per
+    candidate and C for ``inner_cv``; one row for ``fixed``) with a
+    ``chosen`` column, the record of the choice for this split.
+    """
+    eval_mask = annotated_mask(Y) if cfg.get("unannotated", "negative") == "exclude" else None
+    if eval_mask is not None and log:
+        log.info("unannotated: exclude: %d of %d proteins carry no annotation and are neither "
+                 "trained on nor scored (they stay in the network)", int((~eval_mask).sum()), len(Y))
+    cands = scale_candidates(cfg, eigens)
+    if cfg.get("kernel_scale", "fixed") == "fixed":
+        chosen = 0
+        scale = pd.DataFrame([{"candidate": cands[0].name, "laplacian": cands[0].laplacian,
+                               "beta_step": cands[0].beta_step, "C": np.nan, "inner_auc": np.nan,
+                               "score": np.nan, "best_C": np.nan, "chosen": True}])
+    else:
+        scv = cfg["kernel_scale_cv"]
+        chosen, scale = choose_kernel_scale(cands, Y, train_mask, cfg["n_kernels"], cfg["lam"],
+                                            cfg["svm_C_grid"], cfg["inner_folds"], seed,
+                                            scv["formulation"], device, cfg["solver"], eval_mask, log)
+    c = cands[chosen]
+    res = evaluate_split(c.P, c.d, Y, train_mask, diffusion_betas(cfg["n_kernels"], c.beta_step),
+                         cfg["lam"], cfg["svm_C_grid"], cfg["inner_folds"], seed,
+                         tuple(cfg["formulations"]), adjacency=adjacency, device=device,
+                         solver=cfg["solver"], log=log, eval_mask=eval_mask)
+    res.notes["kernel_scale"] = c.name
+    return res, scale
+
+
+def chosen_scale(scale: pd.DataFrame, source: str = "scale table") -> tuple[str, float]:
+    """(laplacian, beta_step) of the chosen row of a scale table written by
+    :func:`run_split`. Raises ValueError (naming ``source``) unless exactly
+    one candidate is chosen."""
+    rows = scale.loc[scale["chosen"].astype(bool), ["laplacian", "beta_step"]].drop_duplicates()
+    if len(rows) != 1:
+        raise ValueError(f"{source}: expected one chosen kernel scale, found {len(rows)}")
+    return str(rows.iloc[0]["laplacian"]), float(rows.iloc[0]["beta_step"])

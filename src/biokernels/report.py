@@ -27,6 +27,17 @@ difference, the tolerance and a verdict:
     none of the entry's kind (e.g. no von Mering-type network), or the table
     has not been built.
 
+An entry with ``deviation: <text>`` is computed under a stated change from
+the paper's protocol (another parameter grid, another split, ...). It is
+judged like any other entry, and its numeric verdict is labelled
+``reproduced with a stated deviation: <text>`` or ``differs with a stated
+deviation: <text>`` (``not comparable on this data`` and ``not run`` stay as
+they are); the text is also the row's ``deviation`` column (empty for the
+protocol's entries). Such an entry is a row of its own, beside the entry
+that follows the paper's protocol: it never replaces that row.
+:func:`verdict_kind` maps a labelled verdict back to one of
+:data:`VERDICT_KINDS`.
+
 A table that exists but lacks the row or column an entry refers to is an
 error (:class:`SelectorError`) naming the entry, the table and the selector:
 the YAML and the studies' tables must agree.
@@ -48,10 +59,14 @@ import numpy as np
 import pandas as pd
 
 VERDICTS = ("reproduced", "differs", "not comparable on this data", "not run")
+DEVIATION_LABEL = "with a stated deviation"
+# what verdict_counts and the HTML summary count: the verdicts, the two numeric ones also with a deviation
+VERDICT_KINDS = ("reproduced", f"reproduced {DEVIATION_LABEL}", "differs", f"differs {DEVIATION_LABEL}",
+                 "not comparable on this data", "not run")
 REDUCERS = ("single", "unique", "min", "max", "mean", "median", "max_abs", "first", "last",
             "last_minus_first", "last_minus_max", "min_step", "count")
 COLUMNS = ["id", "paper", "where", "dataset", "metric", "condition", "paper_value", "reproduced", "difference",
-           "tolerance", "verdict", "study", "table", "note"]
+           "tolerance", "verdict", "deviation", "study", "table", "note"]
 _DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schemas" / "paper_values.schema.yaml"
 
 
@@ -102,6 +117,8 @@ def schema_errors(doc, schema_path: str | Path = _DEFAULT_SCHEMA) -> list[str]:
             lines.append(f"entry {e['id']!r}: paper {e['paper']!r} is not in papers ({sorted(doc['papers'])})")
         if ("value" in e) == ("bound" in e):
             lines.append(f"entry {e['id']!r}: give exactly one of value and bound")
+        if "deviation" in e and not str(e["deviation"]).strip():
+            lines.append(f"entry {e['id']!r}: deviation is blank; name the change from the paper's protocol")
     return lines
 
 
@@ -133,16 +150,23 @@ class Context:
         data sets (or featurizations, ...) that fill ``{name}`` in table
         paths, and whether each is the paper's own data. An empty list means
         the config has none (entries using it give ``not run``).
+    deviations : dict
+        Placeholder value -> the change from the paper's protocol that the
+        data set of that name carries (e.g. a diffusion data set with the
+        normalized Laplacian). Rows computed on it are labelled with it,
+        beside the rows of the protocol's own data sets.
     """
 
     studies: set[str] = field(default_factory=set)
     placeholders: dict[str, list[tuple[str, bool]]] = field(default_factory=dict)
+    deviations: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_mapping(cls, m: Mapping) -> Context:
         """From plain data (e.g. a rule's params): ``{"studies": [...],
-        "placeholders": {name: value | [value, ...] | {value: paper_data}}}``;
-        a bare value counts as not the paper's data."""
+        "placeholders": {name: value | [value, ...] | {value: paper_data}},
+        "deviations": {value: text}}``; a bare value counts as not the
+        paper's data."""
         ph = {}
         for name, v in (m.get("placeholders") or {}).items():
             if v is None:
@@ -153,7 +177,8 @@ class Context:
                 ph[name] = [(str(k), bool(b)) for k, b in v.items()]
             else:
                 ph[name] = [(x, False) if isinstance(x, str) else (str(x[0]), bool(x[1])) for x in v]
-        return cls(studies=set(m.get("studies") or []), placeholders=ph)
+        dev = {str(k): str(v) for k, v in (m.get("deviations") or {}).items() if v}
+        return cls(studies=set(m.get("studies") or []), placeholders=ph, deviations=dev)
 
 
 def is_paper_data(study: str, name: str, source: Mapping, declared: Mapping | None = None) -> bool:
@@ -350,6 +375,27 @@ def judge(reproduced: float, entry: Mapping, paper_data: bool) -> tuple[float, s
     return diff, numeric if paper_data else "not comparable on this data"
 
 
+def label_verdict(verdict: str, deviation: str | None) -> str:
+    """The verdict shown for an entry: ``verdict`` itself, or for an entry
+    with a ``deviation`` and a numeric verdict (``reproduced`` /
+    ``differs``), ``"<verdict> with a stated deviation: <deviation>"``.
+    ``not comparable on this data`` and ``not run`` are never labelled."""
+    if deviation and verdict in ("reproduced", "differs"):
+        return f"{verdict} {DEVIATION_LABEL}: {deviation}"
+    return verdict
+
+
+def verdict_kind(verdict: str) -> str:
+    """The kind (one of :data:`VERDICT_KINDS`) of a verdict of the table,
+    e.g. ``"reproduced with a stated deviation"`` for ``"reproduced with a
+    stated deviation: beta grid ends at 0"``. ValueError for anything else."""
+    head = str(verdict).split(":", 1)[0]
+    if head not in VERDICT_KINDS or (head != verdict and DEVIATION_LABEL not in head):
+        raise ValueError(f"verdict {verdict!r}: expected one of {VERDICT_KINDS} (with ': <deviation>' after the "
+                         f"two '{DEVIATION_LABEL}' kinds)")
+    return head
+
+
 def _paper_value_text(entry: Mapping) -> str:
     if "value" in entry:
         return f"{entry['value']:g}"
@@ -378,7 +424,7 @@ def resolve_entry(entry: Mapping, results_dir: str | Path, ctx: Context, cache: 
             "dataset": cond.get("dataset", ""), "metric": cond.get("metric", ""),
             "condition": "; ".join(f"{k}: {v}" for k, v in cond.items() if k not in ("dataset", "metric")),
             "paper_value": _paper_value_text(entry), "tolerance": float(entry.get("tolerance", 0.0)),
-            "study": entry["source"]["study"]}
+            "deviation": entry.get("deviation", ""), "study": entry["source"]["study"]}
     sources, reason = expand_source(entry, ctx)
     if not sources:
         return [{**base, "reproduced": math.nan, "difference": math.nan, "verdict": "not run",
@@ -402,8 +448,10 @@ def resolve_entry(entry: Mapping, results_dir: str | Path, ctx: Context, cache: 
         if verdict == "not comparable on this data":
             would = judge(value, entry, True)[1]
             note = (note + "; " if note else "") + f"data other than the paper's (the numbers: {would})"
-        rows.append({**base, "reproduced": value, "difference": diff, "verdict": verdict, "table": src["table"],
-                     "note": note})
+        deviation = "; ".join(d for d in [entry.get("deviation", "")]
+                              + [ctx.deviations.get(v, "") for v in values.values()] if d)
+        rows.append({**base, "reproduced": value, "difference": diff, "deviation": deviation,
+                     "verdict": label_verdict(verdict, deviation), "table": src["table"], "note": note})
     return rows
 
 
@@ -416,16 +464,19 @@ def reproduction_table(doc: Mapping, results_dir: str | Path, ctx: Context) -> p
 
 
 def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
-    """Rows per verdict (every verdict listed, zeros included)."""
-    counts = table["verdict"].value_counts()
-    return {v: int(counts.get(v, 0)) for v in VERDICTS}
+    """Rows per kind of verdict (:data:`VERDICT_KINDS`, zeros included): a
+    row "reproduced with a stated deviation: ..." counts under "reproduced
+    with a stated deviation", not under "reproduced"."""
+    counts = table["verdict"].map(verdict_kind).value_counts()
+    return {v: int(counts.get(v, 0)) for v in VERDICT_KINDS}
 
 
 def table_html(table: pd.DataFrame, doc: Mapping) -> str:
     """The reproduction table as a self-contained HTML page (the report item
     on the report's front category): verdicts per paper, then one table per
     paper."""
-    colors = {"reproduced": "#d8f0d8", "differs": "#f6d5d5", "not comparable on this data": "#eeeeee",
+    colors = {"reproduced": "#d8f0d8", f"reproduced {DEVIATION_LABEL}": "#e8f3c6", "differs": "#f6d5d5",
+              f"differs {DEVIATION_LABEL}": "#f8e1cc", "not comparable on this data": "#eeeeee",
               "not run": "#fdf3d0"}
 
     def fmt(v):
@@ -441,18 +492,20 @@ def table_html(table: pd.DataFrame, doc: Mapping) -> str:
              "<h1>Paper versus reproduction</h1>",
              "<p>Every number of <code>config/paper_values.yaml</code> beside this run's "
              "(<code>results/reproduction.tsv</code>). <i>not comparable on this data</i>: the run used other "
-             "data than the paper's (the note says what the numbers alone would give).</p>",
-             "<table><tr><th>paper</th>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + "<th>all</th></tr>"]
+             "data than the paper's (the note says what the numbers alone would give). <i>with a stated "
+             "deviation</i>: a row computed under the change from the paper's protocol its <i>deviation</i> "
+             "column names, beside the protocol's own row.</p>",
+             "<table><tr><th>paper</th>" + "".join(f"<th>{v}</th>" for v in VERDICT_KINDS) + "<th>all</th></tr>"]
     for key, paper in doc["papers"].items():
         c = verdict_counts(table[table["paper"] == key])
         parts.append(f"<tr><td>{_esc(paper['title'])}</td>" + "".join(
-            f"<td class='n' style='background:{colors[v]}'>{c[v]}</td>" for v in VERDICTS)
+            f"<td class='n' style='background:{colors[v]}'>{c[v]}</td>" for v in VERDICT_KINDS)
                      + f"<td class='n'>{sum(c.values())}</td></tr>")
     c = verdict_counts(table)
-    parts.append("<tr><th>all</th>" + "".join(f"<th>{c[v]}</th>" for v in VERDICTS)
+    parts.append("<tr><th>all</th>" + "".join(f"<th>{c[v]}</th>" for v in VERDICT_KINDS)
                  + f"<th>{len(table)}</th></tr></table>")
     head = ["where", "data set", "metric / condition", "paper", "reproduced", "difference", "tolerance",
-            "verdict", "note", "id"]
+            "verdict", "deviation", "note", "id"]
     for key, paper in doc["papers"].items():
         sub = table[table["paper"] == key]
         if sub.empty:
@@ -463,8 +516,8 @@ def table_html(table: pd.DataFrame, doc: Mapping) -> str:
             metric = r["metric"] + (f" ({r['condition']})" if r["condition"] else "")
             cells = [(r["where"], ""), (r["dataset"], ""), (metric, ""), (r["paper_value"], "n"),
                      (fmt(r["reproduced"]), "n"), (fmt(r["difference"]), "n"), (fmt(r["tolerance"]), "n"),
-                     (r["verdict"], ""), (r["note"], ""), (r["id"], "id")]
-            parts.append(f"<tr style='background:{colors[r['verdict']]}'>"
+                     (r["verdict"], ""), (fmt(r["deviation"]), ""), (r["note"], ""), (r["id"], "id")]
+            parts.append(f"<tr style='background:{colors[verdict_kind(r['verdict'])]}'>"
                          + "".join(f"<td class='{cls}'>{_esc(str(v))}</td>" for v, cls in cells) + "</tr>")
         parts.append("</table>")
     parts.append("</body></html>")

@@ -134,3 +134,64 @@ def read_roc_tables(paths) -> pd.DataFrame:
     out = pd.concat(frames, ignore_index=True)
     out["auc"] = pd.to_numeric(out["auc"], errors="raise").astype(float)
     return out
+
+
+def protocol_comparison_table(per_split_roc: dict[str, pd.DataFrame], deviations: dict[str, str],
+                              scale_choices: dict[str, pd.DataFrame] | None = None,
+                              reference: str = "mDKL", against=("eBaseline", "rBaseline")
+                              ) -> pd.DataFrame:
+    """The paper's protocol and its labelled deviations side by side, per
+    method: mean ROC on split 00 (Tables 2/5), its Wilcoxon p-values against
+    ``against`` (Tables 3/6), and the mean and SD over every split
+    (Tables 4/7).
+
+    Parameters
+    ----------
+    per_split_roc : dict data set -> DataFrame (split, method, task, auc)
+        As :func:`read_roc_tables` returns, for data sets on the same network,
+        functions and splits.
+    deviations : dict data set -> text
+        The change from the paper's protocol ('' or absent: the protocol).
+    scale_choices : dict data set -> DataFrame (split, candidate, chosen), optional
+        The per-split kernel scales of a train-only choice: summarised in
+        ``kernel_scale`` as "candidate x count".
+    reference, against : the method whose p-values are given, and the others.
+
+    Returns
+    -------
+    DataFrame: dataset, protocol ("paper" or "deviation"), deviation, method,
+    mean_roc_split00, p_<reference>_vs_<m> for m in ``against`` (on the
+    reference's row), average_roc, std, n_splits, kernel_scale.
+
+    Raises
+    ------
+    ValueError
+        If a data set has no split ``00``.
+    """
+    rows = []
+    for ds, roc in per_split_roc.items():
+        if "00" not in set(roc["split"]):
+            raise ValueError(f"data set {ds!r}: no split 00 among its ROC tables")
+        first = roc[roc["split"] == "00"]
+        mean00 = mean_roc_table(first).set_index("method")["mean_roc"]
+        wil = wilcoxon_table(first, against=(reference,)).set_index("method")
+        stab = stability_table(roc).set_index("method")
+        choice = ""
+        if scale_choices and ds in scale_choices:
+            ch = scale_choices[ds]
+            ch = ch[ch["chosen"].astype(bool)].drop_duplicates(["split", "candidate"])
+            choice = "; ".join(f"{c} x{n}" for c, n in ch["candidate"].value_counts().items())
+        dev = deviations.get(ds, "") or ""
+        for m in mean00.index:
+            row = {"dataset": ds, "protocol": "deviation" if dev else "paper", "deviation": dev,
+                   "method": m, "mean_roc_split00": float(mean00[m])}
+            for o in against:
+                row[f"p_{reference}_vs_{o}"] = (float(wil.loc[o, reference])
+                                                if m == reference and o in wil.index and reference in wil
+                                                else np.nan)
+            row.update({"average_roc": float(stab.loc[m, "average_roc"]) if m in stab.index else np.nan,
+                        "std": float(stab.loc[m, "std"]) if m in stab.index else np.nan,
+                        "n_splits": int(stab.loc[m, "n_splits"]) if m in stab.index else 0,
+                        "kernel_scale": choice})
+            rows.append(row)
+    return pd.DataFrame(rows)

@@ -66,7 +66,9 @@ def test_hand_made_gctx(small, gene_info):
     assert counts["pert_type not trt_cp or ctl_vehicle (dropped)"] == 1
     assert counts["equal to 1 after log2(x+1) scaling in some sample (dropped)"] == 1
     assert list(res.genes["gene_id"]) == ["102", "103", "104"]
-    # A in X: mean of log2 (8, 4, 16, 32) and (4, 8, 16, 32) on genes 102-104
+    # A in X: mean of log2 (8, 4, 16, 32) and (4, 8, 16, 32) on genes 102-104 (logs of
+    # powers of 2 and their means are exact in float64; numpy's default rtol 1e-7 covers
+    # the float32 storage of the inputs)
     np.testing.assert_allclose(res.expression.loc["A:X"], [2.5, 4, 5])
     np.testing.assert_allclose(res.expression.loc["B:X"], [2, 2, 5])
     np.testing.assert_allclose(res.expression.loc["A:Y"], [4, 4, 4])
@@ -172,3 +174,253 @@ def test_corrupt_gctx_is_named(small, gene_info, tmp_path):
     bad.write_bytes(bytes(data))
     with pytest.raises(InputError, match="corrupt"):
         preprocess_cmap(bad, ["A", "B"], gene_info=gene_info)
+
+
+# --------------------------------------------------------------------------- issue #16, section 4
+# Doses and times pooled as replicates; the equal-to-1 filter only after our
+# log2(x+1); a warning for z-score-like control embeddings.
+
+G4 = GENES[:4]
+
+
+def _inst(i, pert, cell, dose, time, ptype="trt_cp", dose_unit="µM"):
+    """A GEO level-3 inst_info row: numeric pert_dose / pert_time with units."""
+    return {"id": f"s{i}", "pert_id": pert, "cell_id": cell, "pert_type": ptype, "pert_dose": dose,
+            "pert_dose_unit": dose_unit, "pert_time": time, "pert_time_unit": "h"}
+
+
+@pytest.fixture
+def doses(tmp_path):
+    """Planted design (log2(x+1) of the values below are whole numbers):
+    A in X: 10 µM 24 h (twice), 1 µM 24 h, 10 µM at time -666  -> pools 2 doses, 1 unknown time
+    A in Y: 10 µM 6 h, 10 µM 24 h                              -> pools 2 times
+    B in X: 10 µM 24 h and 9.99998 µM 24 h (one dose at 3 significant digits)
+    DMSO in X and Y (dose 0.1 %, time -666: controls are not dose/time-filtered)."""
+    v = {"s0": [3, 7, 15, 31, 5], "s1": [7, 3, 15, 31, 5], "s2": [15, 15, 15, 15, 5], "s3": [31, 31, 31, 31, 5],
+         "s4": [3, 3, 3, 3, 5], "s5": [7, 7, 7, 7, 5], "s6": [3, 7, 3, 7, 5], "s7": [7, 3, 7, 3, 5],
+         "s8": [3, 3, 7, 7, 5], "s9": [7, 7, 3, 3, 5]}
+    meta = [_inst(0, "A", "X", 10, 24), _inst(1, "A", "X", 10, 24), _inst(2, "A", "X", 1, 24),
+            _inst(3, "A", "X", 10, -666), _inst(4, "A", "Y", 10, 6), _inst(5, "A", "Y", 10, 24),
+            _inst(6, "B", "X", 10, 24), _inst(7, "B", "X", 9.99998, 24),
+            _inst(8, "DMSO", "X", 0.1, -666, "ctl_vehicle", "%"), _inst(9, "DMSO", "Y", 0.1, 24, "ctl_vehicle", "%")]
+    return _write(tmp_path, {k: [float(x) for x in vals] for k, vals in v.items()}, meta)
+
+
+def _log2(*linear):
+    return np.log2(np.array(linear, dtype=float) + 1)
+
+
+def test_pooled_doses_and_times_are_counted_and_the_range_logged(doses, gene_info, caplog):
+    import logging
+
+    log = logging.getLogger("test_cmap.doses")
+    with caplog.at_level(logging.INFO, logger="test_cmap.doses"):
+        res = preprocess_cmap(doses, ["A", "B"], gene_info=gene_info, log=log)
+    counts = res.counts.set_index("reason")["n"]
+    # the default pools, as the paper: three pairs
+    assert list(res.pairs.index) == ["A:X", "A:Y", "B:X"]
+    assert counts["drug x cell line pairs (replicates averaged; doses and times pooled)"] == 3
+    assert counts["pooling several doses (averaged as replicates)"] == 1          # A:X (10 and 1 µM)
+    assert counts["pooling several times (averaged as replicates)"] == 1          # A:Y (6 and 24 h)
+    assert counts["pooling several doses or times (averaged as replicates)"] == 2
+    assert counts["with a replicate of unknown time (not counted as pooling several times)"] == 1  # A:X
+    assert counts["treatment time unknown (-666, unparseable or no time field; kept, pooled)"] == 1
+    assert counts["distinct doses among the kept treatments (µM, 3 significant digits)"] == 2  # 1, 10
+    assert counts["distinct times among the kept treatments (h)"] == 2
+    assert res.pairs[["n_replicates", "n_doses", "n_times"]].to_numpy().tolist() == [[4, 2, 1], [2, 1, 2], [2, 1, 1]]
+    # A:X is the plain mean of its 4 instances, whatever their dose or time
+    np.testing.assert_allclose(res.expression.loc["A:X"], _log2([3, 7, 15, 31], [7, 3, 15, 31], [15] * 4,
+                                                                [31] * 4).mean(axis=0))
+    text = caplog.text
+    assert "doses of the kept treatments (field pert_dose, 3 significant digits): 2 distinct, 1 to 10 µM" in text
+    assert "times of the kept treatments (field pert_time): 2 distinct, 6 to 24 h" in text
+
+
+def test_dose_time_key_gives_one_row_per_dose_and_time(doses, gene_info):
+    res = preprocess_cmap(doses, ["A", "B"], gene_info=gene_info, replicate_key=["pert", "cell", "dose", "time"])
+    counts = res.counts.set_index("reason")["n"]
+    # the -666 time of s3 cannot be keyed: dropped and counted
+    assert counts["treatment time unknown (-666 or unparseable, e.g. '6 h & 4 h'): replicate_key "
+                  "[pert, cell, dose, time] needs it (dropped)"] == 1
+    assert list(res.pairs.index) == ["A:X:10uM:24h", "A:X:1uM:24h", "A:Y:10uM:6h", "A:Y:10uM:24h", "B:X:10uM:24h"]
+    assert res.pairs["n_replicates"].tolist() == [2, 1, 1, 1, 2]   # 9.99998 µM is B's 10 µM
+    assert res.pairs["dose_um"].tolist() == [10, 1, 10, 10, 10] and res.pairs["time_h"].tolist() == [24, 24, 6, 24, 24]
+    assert counts["drug x cell line x dose x time rows (replicates averaged)"] == 5
+    assert counts["distinct drug x cell line pairs among the rows"] == 3
+    assert counts["drug x cell line pairs with several dose/time rows"] == 2
+    np.testing.assert_allclose(res.expression.loc["A:X:10uM:24h"], _log2([3, 7, 15, 31], [7, 3, 15, 31]).mean(0))
+    np.testing.assert_allclose(res.expression.loc["A:X:1uM:24h"], [4, 4, 4, 4])  # log2(15 + 1)
+    # controls are the same whatever the key (the -666 time of a vehicle does not matter)
+    pooled = preprocess_cmap(doses, ["A", "B"], gene_info=gene_info)
+    pd.testing.assert_frame_equal(res.controls, pooled.controls)
+    with pytest.raises(ValueError, match="drug_screen.replicate_key"):
+        preprocess_cmap(doses, ["A", "B"], gene_info=gene_info, replicate_key=["pert", "dose"])
+
+
+def test_layout_without_dose_or_time_fields(doses, gene_info):
+    meta = read_gctx_meta(doses, axis="col").drop(columns=["pert_dose", "pert_dose_unit", "pert_time",
+                                                           "pert_time_unit"])
+    with pytest.warns(UserWarning, match="no dose field"):
+        res = preprocess_cmap(doses, ["A", "B"], sample_meta=meta, sample_meta_source="sig_info.txt",
+                              gene_info=gene_info)
+    counts = res.counts.set_index("reason")["n"]
+    # nothing is dropped for lack of a dose, and the mix is unknown, not 0
+    assert counts["treatment dose unknown: no pert_dose or pert_idose field, dose >= 0 filter not applied "
+                  "(kept)"] == 8
+    assert counts["dose mix unknown: no dose field in the sample metadata"] == 3
+    assert counts["time mix unknown: no time field in the sample metadata"] == 3
+    assert "pooling several doses (averaged as replicates)" not in counts
+    assert (res.pairs[["n_doses", "n_times"]] == 0).all().all() and res.pairs["n_replicates"].sum() == 8
+    with pytest.raises(InputError, match=r"sig_info.txt: drug_screen.replicate_key \[pert, cell, dose, time\] "
+                                         r"needs the dose .* no 'pert_dose'"):
+        preprocess_cmap(doses, ["A", "B"], sample_meta=meta, sample_meta_source="sig_info.txt", gene_info=gene_info,
+                        replicate_key=("pert", "cell", "dose", "time"))
+    meta_t = read_gctx_meta(doses, axis="col").drop(columns=["pert_time", "pert_time_unit"])
+    with pytest.raises(InputError, match="needs the time .* no 'pert_time'"):
+        preprocess_cmap(doses, ["A", "B"], sample_meta=meta_t, gene_info=gene_info,
+                        replicate_key=("pert", "cell", "dose", "time"))
+
+
+def test_time_parsing():
+    from biokernels.io.cmap import parse_time_h, round_dose
+
+    np.testing.assert_allclose(parse_time_h(["24 h", "6 h & 4 h", "-666", "30 min", "2 d", None, "3 weeks"]),
+                               [24, np.nan, np.nan, 0.5, 48, np.nan, np.nan])
+    np.testing.assert_allclose(parse_time_h([6, 24.0, -666], ["h", "hr", "h"]), [6, 24, np.nan])
+    np.testing.assert_allclose(round_dose([9.99998, 3.333333, 0.037037, np.nan]), [10, 3.33, 0.037, np.nan])
+
+
+def test_real_level5_doses_and_times_pooled_are_counted():
+    """cmapR's level-5 GCTX (pert_idose / pert_itime): the mixing counts equal
+    an independent count from the raw metadata."""
+    if not (REAL.is_file() and PERTINFO.is_file() and CONTROLS.is_file()):
+        pytest.skip("real L1000 files not in ../shared/data")
+    from biokernels.fingerprints import morgan_fingerprints
+
+    raw = read_gctx_meta(REAL, axis="col")
+    pert = pd.read_csv(PERTINFO, sep="\t", dtype=str, usecols=["pert_id", "canonical_smiles"]).set_index("pert_id")
+    bits, _ = morgan_fingerprints(pert["canonical_smiles"].reindex(raw["pert_id"].unique()))
+    controls = pd.read_csv(CONTROLS, index_col=0)
+    res = preprocess_cmap(REAL, bits.index, log2_transform=False, controls=controls, missing_controls="drop")
+    keep = raw[raw["pert_id"].isin(bits.index) & raw["cell_id"].isin(controls.index)]
+    g = keep.groupby(["pert_id", "cell_id"])
+    n_dose = g["pert_idose"].nunique()
+    known = keep[~keep["pert_itime"].str.contains("&")]   # "6 h & 4 h": a signature of two times
+    n_time = known.groupby(["pert_id", "cell_id"])["pert_itime"].nunique().reindex(n_dose.index, fill_value=0)
+    counts = res.counts.set_index("reason")["n"]
+    assert counts["pooling several doses (averaged as replicates)"] == (n_dose > 1).sum() > 0
+    assert counts["pooling several times (averaged as replicates)"] == (n_time > 1).sum() > 0
+    assert counts["pooling several doses or times (averaged as replicates)"] == ((n_dose > 1) | (n_time > 1)).sum()
+    by_dose = preprocess_cmap(REAL, bits.index, log2_transform=False, controls=controls, missing_controls="drop",
+                              replicate_key=["pert", "cell", "dose", "time"])
+    assert len(by_dose.pairs) == len(known.groupby(["pert_id", "cell_id", "pert_idose", "pert_itime"]))
+
+
+def test_equal_to_one_filter_only_after_our_log2(tmp_path, gene_info):
+    # log-scale input (log2_transform false): gene 101 holds an exact 1.0 in a
+    # treatment, which means nothing here; the paper's rule is about values
+    # after its log2(x+1) scaling, so the gene stays and the count says why
+    vals = {"s0": [1.0, 2.0, 3.0, 4.0, 5.0], "s1": [3.0, 4.0, 5.0, 6.0, 5.0], "s2": [2.0, 2.0, 2.0, 2.0, 5.0]}
+    meta = [_meta(0, "A", "X"), _meta(1, "A", "X"), _meta(2, "DMSO", "X", "ctl_vehicle")]
+    path = _write(tmp_path, vals, meta)
+    res = preprocess_cmap(path, ["A"], gene_info=gene_info, log2_transform=False)
+    counts = res.counts.set_index("reason")["n"]
+    assert list(res.genes["gene_id"]) == G4
+    np.testing.assert_allclose(res.expression.loc["A:X"], [2, 3, 4, 5])  # plain means, no transform
+    skipped = [r for r in counts.index if "equal-to-1 filter skipped" in r]
+    assert skipped == ["with a value of exactly 1.0 in some sample (kept: the paper's equal-to-1 filter skipped, "
+                       "input not log2(x+1)-transformed here, log2_transform false)"] and counts[skipped[0]] == 1
+    assert "equal to 1 after log2(x+1) scaling in some sample (dropped)" not in counts
+    # the same numbers as linear intensities transformed here: 1 = log2(1 + 1) is dropped
+    res = preprocess_cmap(path, ["A"], gene_info=gene_info, log2_transform=True)
+    assert res.counts.set_index("reason")["n"]["equal to 1 after log2(x+1) scaling in some sample (dropped)"] == 1
+    assert list(res.genes["gene_id"]) == G4[1:]
+
+
+def _screen(tmp_path, values: np.ndarray, n_ctl: int, name: str):
+    """Two cell lines, each with 2 treatments of drug A and ``n_ctl`` DMSO
+    samples; ``values`` (samples x 5 genes) in that order."""
+    meta = []
+    for c, cell in enumerate(("X", "Y")):
+        meta += [_meta(len(meta), "A", cell), _meta(len(meta) + 1, "A", cell)]
+        meta += [_meta(len(meta) + j, "DMSO", cell, "ctl_vehicle") for j in range(n_ctl)]
+    d = tmp_path / name
+    d.mkdir()
+    return _write(d, {m["id"]: list(values[i]) for i, m in enumerate(meta)}, meta)
+
+
+ZREASON = "cell embedding values look like z-scores (1 = warned; rule of biokernels.io.cmap.looks_like_zscores)"
+
+
+def test_zscore_like_controls_warn_and_log_expression_does_not(tmp_path, gene_info):
+    import warnings
+
+    rng = np.random.default_rng(0)
+    n = 2 * (2 + 40)
+    # planted level-4/5 z-scores: every gene N(0, 1) in every sample
+    z = rng.normal(0.0, 1.0, (n, 5))
+    with pytest.warns(UserWarning, match="look like z-scores .* carries no cell identity"):
+        res = preprocess_cmap(_screen(tmp_path, z, 40, "z"), ["A"], gene_info=gene_info, log2_transform=False)
+    assert res.counts.set_index("reason")["n"][ZREASON] == 1
+    # planted log2 expression (level 3): gene means 6-12, sd 1, no negatives
+    logexpr = np.clip(rng.normal(np.linspace(6, 12, 5), 1.0, (n, 5)), 0, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = preprocess_cmap(_screen(tmp_path, logexpr, 40, "log"), ["A"], gene_info=gene_info,
+                              log2_transform=False)
+        assert res.counts.set_index("reason")["n"][ZREASON] == 0
+        # and linear intensities transformed here (2^y - 1 of the same)
+        res = preprocess_cmap(_screen(tmp_path, np.exp2(logexpr) - 1, 40, "lin"), ["A"], gene_info=gene_info)
+        assert res.counts.set_index("reason")["n"][ZREASON] == 0
+    # external controls that are z-scores: the same rule on the table
+    ext = pd.DataFrame(rng.normal(0, 1, (30, 4)), index=["X", "Y"] + [f"C{i}" for i in range(28)], columns=G4)
+    with pytest.warns(UserWarning, match="external controls table .* look like z-scores"):
+        preprocess_cmap(_screen(tmp_path, logexpr, 40, "ext"), ["A"], gene_info=gene_info, log2_transform=False,
+                        controls=ext)
+
+
+def test_zscore_rule_on_planted_values():
+    from biokernels.io.cmap import looks_like_zscores
+
+    rng = np.random.default_rng(1)
+    flag, stats = looks_like_zscores(rng.normal(0, 1, (200, 50)))       # per-gene standardised
+    assert flag and stats["rule"].startswith("a:") and "b:" in stats["rule"]
+    flag, stats = looks_like_zscores(rng.normal(0, 3, (200, 50)))       # robust z, sd 3: centred with negatives
+    assert flag and stats["rule"] == "b: centred at 0 with negatives"
+    flag, _ = looks_like_zscores(np.abs(rng.normal(8, 2, (200, 50))))   # log2 expression
+    assert not flag
+    flag, _ = looks_like_zscores(rng.uniform(0.0, 0.5, (200, 50)))      # low but non-negative log values
+    assert not flag
+    # a log fold change that is not centred (mean 2, sd 1): some negatives, not z-scores
+    flag, _ = looks_like_zscores(rng.normal(2, 1, (200, 50)))
+    assert not flag
+
+
+def test_generator_layout_doses_pooled_match_its_instance_table(tmp_path):
+    """The generator's files (synthetic and lincs2020_structure sources): a
+    pair's replicates get independent doses at one time, so the pairs that
+    pool doses are exactly those with > 1 distinct valid dose in
+    inst_info.txt (ground truth written by the generator), and none pools
+    times."""
+    from biokernels.fingerprints import morgan_fingerprints
+    from biokernels.io.cmap import read_sample_info
+    from biokernels.synth import drug_screen as ds
+
+    ds.generate_default(tmp_path, seed=3, n_drugs=60, n_cells=6, n_targets=2, n_landmark=30, n_other_genes=5,
+                        replicates=(2, 3), design=dict(target_drugs=(40, 30), source_drugs=(20, 8)))
+    info = pd.read_csv(tmp_path / "inst_info.txt", sep="\t")
+    pert = pd.read_csv(tmp_path / "pert_info.txt", sep="\t").set_index("pert_id")
+    bits, _ = morgan_fingerprints(pert["canonical_smiles"])
+    meta = read_sample_info(tmp_path / "inst_info.txt")
+    gi = read_l1000_table(tmp_path / "gene_info.txt", ["pr_gene_id", "pr_gene_symbol", "pr_is_lm"])
+    res = preprocess_cmap(tmp_path / "level3.gctx", bits.index, sample_meta=meta, gene_info=gi)
+    counts = res.counts.set_index("reason")["n"]
+    trt = info[(info["pert_type"] == "trt_cp") & (info["pert_dose"] >= 0) & info["pert_id"].isin(bits.index)]
+    g = trt.groupby(["pert_id", "cell_id"])
+    assert counts["pooling several doses (averaged as replicates)"] == (g["pert_dose"].nunique() > 1).sum() > 0
+    assert counts["pooling several times (averaged as replicates)"] == (g["pert_time"].nunique() > 1).sum() == 0
+    assert counts["distinct doses among the kept treatments (µM, 3 significant digits)"] == trt["pert_dose"].nunique()
+    by_dose = preprocess_cmap(tmp_path / "level3.gctx", bits.index, sample_meta=meta, gene_info=gi,
+                              replicate_key=["pert", "cell", "dose", "time"])
+    assert len(by_dose.pairs) == len(trt.groupby(["pert_id", "cell_id", "pert_dose", "pert_time"]))
+    assert by_dose.pairs["n_replicates"].sum() == res.pairs["n_replicates"].sum() == len(trt)

@@ -29,3 +29,25 @@ def test_schema_errors_report_nan_and_inf_by_key(tmp_path):
         "config key 'b': expected a finite number, got -inf",
     ]
     assert schema_errors({"a": {"ok": 0.5}}, schema) == []
+
+
+def test_drug_screen_replicate_key_schema():
+    """drug_screen.replicate_key takes exactly [pert, cell] or [pert, cell,
+    dose, time] (config/schemas/config.schema.yaml)."""
+    import copy
+    from pathlib import Path
+
+    import yaml
+
+    repo = Path(__file__).resolve().parents[2]
+    schema = repo / "config/schemas/config.schema.yaml"
+    base = yaml.safe_load((repo / "config/config.yaml").read_text())
+    assert base["drug_screen"]["replicate_key"] == ["pert", "cell"]
+    for value, ok in ((["pert", "cell"], True), (["pert", "cell", "dose", "time"], True),
+                      (["pert", "dose"], False), (["cell", "pert"], False), ("pert", False)):
+        cfg = copy.deepcopy(base)
+        cfg["drug_screen"]["replicate_key"] = value
+        mine = [e for e in schema_errors(cfg, schema) if "'drug_screen.replicate_key'" in e]
+        assert (mine == []) == ok, (value, mine)
+    del base["drug_screen"]["replicate_key"]
+    assert any("'drug_screen'" in e and "replicate_key" in e for e in schema_errors(base, schema))

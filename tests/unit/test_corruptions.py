@@ -57,13 +57,14 @@ def test_pixelate_is_block_average(digits):
     X, _ = digits
     out = CORRUPTIONS["pixelate"](X, 4, np.random.default_rng(0))
     ref = X.reshape(-1, 4, 2, 4, 2).mean(axis=(2, 4)).repeat(2, axis=1).repeat(2, axis=2)
-    np.testing.assert_allclose(out, ref, atol=1e-12)
+    np.testing.assert_allclose(out, ref, atol=1e-12)       # means of 4 values <= 16: rounding
 
 
 def test_jpeg_constant_image_stays_constant():
     """A constant 8×8 block has only a DC coefficient; quantising it keeps it constant."""
     X = np.full((2, 8, 8), 7.3)
     out = CORRUPTIONS["jpeg_compression"](X, 5, np.random.default_rng(0))
+    # the DCT round trip of a constant block is constant to ~64 eps * 16 ~ 2e-13
     assert np.ptp(out[0]) < 1e-12 and abs(out[0, 0, 0] - 7.3) < 16 * 16 / 255   # ≤ one DC step
 
 
@@ -71,7 +72,9 @@ def test_gaussian_noise_std():
     """Mid-grey image (8), σ = 0.1·16 = 1.6 at severity 5: clipping at 0/16 is 5σ away."""
     X = np.full((50, 8, 8), 8.0)
     d = CORRUPTIONS["gaussian_noise"](X, 5, np.random.default_rng(0)) - X
-    assert abs(d.mean()) < 0.1 and d.std() == pytest.approx(1.6, rel=0.05)   # 3200 draws: se ~1.3%
+    # 3200 draws: se of the mean 1.6 / sqrt(3200) = 0.028 (0.1 = 3.5 se), of the sd
+    # 1 / sqrt(2 * 3200) = 1.25 % (5 % = 4 se)
+    assert abs(d.mean()) < 0.1 and d.std() == pytest.approx(1.6, rel=0.05)
 
 
 @pytest.mark.parametrize("name", ["contrast", "brightness", "gaussian_blur", "pixelate", "zoom_blur"])

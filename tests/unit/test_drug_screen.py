@@ -13,7 +13,9 @@ from biokernels.drug_screen import (SourceModel, ScreenData, assign_folds, cross
                                     krr_fit_predict, split_cell_lines, unit_rows)
 from biokernels.drug_screen_tables import fig4ab_table, fig4cd_table
 from biokernels.io.networks import InputError
+from biokernels.kernels.ntk import ntk_relu, ntk_relu_indexed
 from biokernels.metrics import mean_r2
+from tolerances import EPS64, perturbed_solve_error, solve_rtol
 
 
 def _pairs(counts: dict[str, int], n_drugs: int = 40, seed: int = 0) -> pd.DataFrame:
@@ -66,8 +68,28 @@ def test_indexed_source_model_equals_dense_kernel_ridge():
     tgt = np.flatnonzero(data.folds["role"] == "target")
     m = SourceModel(lam=0.5, dtype=torch.float64, solver="cholesky", block=7).fit(data, src)
     dense = krr_fit_predict(data.features(src), data.Y[src], data.features(tgt), 0.5)
-    np.testing.assert_allclose(m.predict(data, tgt), dense, rtol=1e-9, atol=1e-9)
+    # float64: the indexed Grams differ from the dense ones by rounding only (dK, dKt,
+    # computed here); with the two backward-stable solves that bounds the difference
+    # (tolerances.perturbed_solve_error, solve_rtol; cond(K + 0.5 I) ~ 3e3)
+    X, Xt = data.features(src), data.features(tgt)
+    K, Kt = ntk_relu(X).numpy(), ntk_relu(Xt, X).numpy()
+    Gd, Gc = torch.as_tensor(data.D @ data.D.T), torch.as_tensor(data.C @ data.C.T)
+    rows = (torch.as_tensor(data.drug_idx[src]), torch.as_tensor(data.cell_idx[src]))
+    cols = (torch.as_tensor(data.drug_idx[tgt]), torch.as_tensor(data.cell_idx[tgt]))
+    dK = ntk_relu_indexed(Gd, Gc, rows, None, dtype=torch.float64).numpy() - K
+    dKt = ntk_relu_indexed(Gd, Gc, cols, rows, dtype=torch.float64).numpy() - Kt
+    A = K + 0.5 * np.eye(len(K))
+    a = np.linalg.solve(A, data.Y[src] - data.Y[src].mean(axis=0))
+    da = perturbed_solve_error(A, dK, a) + 2 * solve_rtol(A) * np.linalg.norm(a)
+    bound = (np.linalg.norm(Kt, axis=1) * da + np.linalg.norm(dKt, axis=1) * np.linalg.norm(a))[:, None] \
+        + 2 * len(K) * EPS64 * np.abs(Kt) @ np.abs(a)
+    assert np.all(np.abs(m.predict(data, tgt) - dense) <= bound)
     m32 = SourceModel(lam=0.5, dtype=torch.float32, solver="cholesky").fit(data, src)
+    # float32 (eps32 = 1.2e-7): the rigorous bounds are useless here (n eps32 |Kt||a| ~
+    # 0.07 for the products, the a-posteriori solve bound ~2e-3), since |a| ~ 20 with
+    # cancelling signs. Rounding errors of random sign (Higham 2002, §2.8) give
+    # ~eps32 ||kt_i * a||_2 ~ 1e-5 for the products and ~2e-5 for the Gram's rounding
+    # (measured through a float64 solve on the float32 Gram): 1e-3 is ~7x the total.
     np.testing.assert_allclose(m32.predict(data, tgt), dense, atol=1e-3)
 
 
@@ -75,6 +97,7 @@ def test_intercept_makes_large_ridge_predict_the_training_mean():
     rng = np.random.default_rng(0)
     X, Y = unit_rows(rng.normal(size=(30, 4)), "X"), rng.normal(size=(30, 3)) + 7
     p = krr_fit_predict(X[:20], Y[:20], X[20:], lam=1e12)
+    # |k alpha| <= ||k|| ||Y - mean|| / lam ~ 4.5 * 5 / 1e12 ~ 2e-11, plus rounding of the mean
     np.testing.assert_allclose(p, np.broadcast_to(Y[:20].mean(axis=0), p.shape), atol=1e-8)
 
 
@@ -92,8 +115,13 @@ def test_translation_recovers_a_constant_shift():
     tr, te = np.arange(60), np.arange(60, n)
     take = lambda f, i: {k: v[i] for k, v in f.items()}  # noqa: E731
     trans = fit_predict_target("translation", take(feats, tr), Y[tr], fs[tr], take(feats, te), fs[te], lam=1e6)
-    np.testing.assert_allclose(trans, Y[te], atol=1e-4)  # the residual is the constant: the intercept takes it
+    # the residual Y - f_s is the constant shift: centred, it is 0 up to rounding
+    # (eps |shift| per entry), so the kernel part is <= ||k|| n eps |shift| / lam ~ 1e-19
+    # and what remains is the rounding of f_s + shift (~eps |Y| ~ 1e-15): 1e-10 is loose
+    np.testing.assert_allclose(trans, Y[te], atol=1e-10)
     base = fit_predict_target("baseline", take(feats, tr), Y[tr], fs[tr], take(feats, te), fs[te], lam=1e-3)
+    # the baseline sees only x, independent of the planted f_s: its R² is ~0 against
+    # the translation's 1
     assert mean_r2(base, Y[te]) < mean_r2(trans, Y[te]) - 0.2
     mean = fit_predict_target("mean", take(feats, tr), Y[tr], fs[tr], take(feats, te), fs[te], lam=0)
     np.testing.assert_allclose(mean, np.broadcast_to(Y[tr].mean(axis=0), mean.shape))
@@ -111,14 +139,19 @@ def test_cross_validation_and_figure_tables():
     lams = {m: 1e6 for m in ("baseline", "projection", "translation", "projection_translation")}
     metrics, samples = cross_validate_cell(data, f_s, mu, "C0", lams)
     by = metrics.set_index("model")
+    # exact up to rounding (the residual is the constant 1.5): 1 - R² ~ (eps |Y|)² / var
     assert by.loc["translation", "r2"] == pytest.approx(1.0, abs=1e-6)
+    # exact predictions: both Pearson r's (the paper's uncentred one and the centred one) are 1
+    assert by.loc["translation", ["pearson_r_paper", "pearson_r_centred"]].tolist() == pytest.approx([1.0, 1.0])
+    assert "pearson_r" not in metrics.columns  # one name, one meaning: no bare pearson_r
     assert by.loc["mean", "cosine"] == 0.0  # centred by the training mean: the mean predictor is the origin
     assert len(samples) == 5 * len(tgt) and set(samples["fold"]) == set(range(5))
     assert (metrics["n"] == len(tgt)).all()
     t = fig4ab_table(pd.concat([metrics, metrics.assign(cell_id="C9")]), "seen")
     assert set(t["n_cells"]) == {2} and (t["sd"] == 0).all()
     sc = pd.DataFrame([{"cell_id": c, "stratum": "seen", "n_train": n, "seed": 0, "fold": 0, "model": "baseline",
-                        "r2": 0.1 * np.log2(n) + 0.2 + e, "cosine": 0.5, "pearson_r": 0.9}
+                        "r2": 0.1 * np.log2(n) + 0.2 + e, "cosine": 0.5, "pearson_r_paper": 0.99,
+                        "pearson_r_centred": 0.9}
                        for c, e in (("A", 0.01), ("B", -0.01)) for n in (10, 20, 40, 80, 160, 320, 640)])
     curve = fig4cd_table(sc, "seen", first=5)
     r2 = curve[curve["metric"] == "r2"]

@@ -9,6 +9,8 @@ import pytest
 
 from biokernels.io.networks import InputError
 from biokernels.solvers.easymkl import KOMD, EasyMKL, komd_dual
+from tolerances import (EPS32, easymkl_weight_bound, easymkl_weights_shift, komd_decision_bound,
+                        komd_kkt_violation, komd_objective, komd_radius, komd_smo_radius)
 
 
 def _sqdist(A, B):
@@ -42,15 +44,28 @@ def test_komd_dual_matches_cvxpy(lam):
     K = np.exp(-_sqdist(X, X) / 10)
     gamma, info = komd_dual(K, y, lam)
     g_ref, obj_ref = _cvxpy_komd(K, y, lam)
-    # feasibility: non-negative, sums to 1 per class
+    pos = y > 0
+    Q = (1 - lam) * np.outer(y, y) * K + lam * np.eye(len(y))
+    # feasibility: non-negative, sums to 1 per class (float64: a sum of <= 50
+    # terms in [0, 1] is exact to 50 eps ~ 1e-14)
     assert gamma.min() >= 0
     assert gamma[y > 0].sum() == pytest.approx(1, abs=1e-12)
     assert gamma[y < 0].sum() == pytest.approx(1, abs=1e-12)
-    # both minimise the same convex objective: ours must be no worse than Clarabel's
-    assert info["objective"] <= obj_ref * (1 + 1e-7) + 1e-12
+    # SMO's stopping rule (komd_dual: spread <= tol max(1, max diag Q), tol = 1e-9),
+    # checked on a KKT violation computed here, not the solver's report
+    viol = komd_kkt_violation(Q, pos, gamma)
+    assert viol <= 1e-9 * max(1.0, Q.diagonal().max())
+    # both minimise the same convex objective: the Frank-Wolfe gap <= 2 viol bounds
+    # f(gamma) - f*, and Clarabel's point projected onto the simplices has f >= f*
+    _, f_gap = komd_radius(Q, pos, gamma, viol, g_ref)
+    assert f_gap <= 2 * viol                       # ours no worse than Clarabel's
+    # Clarabel stops at gap <= 1e-12 (1 + |f|), feasibility 1e-12 (set above): 1e-6
+    # relative is far above both (a different problem, e.g. another λ, is O(1) off)
     assert info["objective"] == pytest.approx(obj_ref, rel=1e-6)
-    if lam > 0:      # strictly convex: unique minimiser
-        np.testing.assert_allclose(gamma, g_ref, atol=1e-5)
+    if lam > 0:      # strictly convex (λ_min(Q) >= λ): unique minimiser, radius from
+        # strong convexity (tests/unit/tolerances.py, komd_radius)
+        bound, _ = komd_radius(Q, pos, gamma, viol, g_ref)
+        assert np.linalg.norm(gamma - g_ref) <= bound
 
 
 def test_komd_dual_rank_deficient_hard_margin():
@@ -60,9 +75,14 @@ def test_komd_dual_rank_deficient_hard_margin():
     X = rng.normal(size=(40, 2))
     y = np.where(rng.random(40) < 0.5, 1.0, -1.0)
     gamma, info = komd_dual(X @ X.T, y, 0.0)
-    assert info["objective"] == pytest.approx(0.0, abs=1e-9)
+    # f* = 0, so the Frank-Wolfe bound f(γ) - f* <= 2 viol (tolerances.komd_radius)
+    # bounds f itself; viol obeys SMO's stopping rule (tol 1e-9 max(1, max diag Q))
+    Q = np.outer(y, y) * (X @ X.T)
+    viol = komd_kkt_violation(Q, y > 0, gamma)
+    assert viol <= 1e-9 * max(1.0, Q.diagonal().max())
+    assert 0.0 <= info["objective"] <= 2 * viol + 1e-15     # + rounding of γ'Qγ at f ~ 0
     p = (gamma * y) @ X                      # p+ - p-
-    assert np.linalg.norm(p) < 1e-4
+    assert np.linalg.norm(p) <= np.sqrt(2 * viol + 1e-15)    # ||p||² = γ'Qγ = f
 
 
 def test_komd_lam1_is_class_centroids():
@@ -74,6 +94,9 @@ def test_komd_lam1_is_class_centroids():
     Kt = np.exp(-_sqdist(Xt, X) / 10)
     m = KOMD(lam=1.0).fit(K, y)
     pos, neg = y > 0, y < 0
+    # closed forms against float64 evaluations: γ = 1/n_c is SMO's exact starting
+    # point (gradient spread 0 at λ = 1); the means are sums of <= 45² terms in [0, 1],
+    # rounding <= 2e3 eps ~ 5e-13
     np.testing.assert_allclose(m.gamma_, np.where(pos, 1 / pos.sum(), 1 / neg.sum()), atol=1e-12)
     b = 0.5 * (K[np.ix_(pos, pos)].mean() - K[np.ix_(neg, neg)].mean())
     assert m.bias_ == pytest.approx(b, abs=1e-12)
@@ -88,10 +111,13 @@ def test_komd_string_labels_and_predict():
     m1 = KOMD(lam=0.2).fit(K, lab)
     m2 = KOMD(lam=0.2).fit(K, (y > 0).astype(int))
     assert list(m1.classes_) == ["normal", "tumour"]        # sorted; classes_[1] is +1
+    # same ±1 labels, same kernel: the same arithmetic (float64 rounding at most)
     np.testing.assert_allclose(m1.decision_function(K), m2.decision_function(K), atol=1e-12)
     pred = m1.predict(K)
     assert set(pred) <= {"normal", "tumour"}
-    assert (pred == lab).mean() > 0.8                         # a linear rule on the training set
+    # a linear rule on the training set; the planted labels sign(x0 + 0.5 z) have
+    # Bayes accuracy 1 - atan(0.5)/π = 0.85 for the rule sign(x0)
+    assert (pred == lab).mean() > 0.8
 
 
 def test_easymkl_lam1_closed_form():
@@ -103,6 +129,8 @@ def test_easymkl_lam1_closed_form():
     pos, neg = y > 0, y < 0
     d = np.array([K[np.ix_(pos, pos)].mean() + K[np.ix_(neg, neg)].mean() - 2 * K[np.ix_(pos, neg)].mean()
                   for K in Ks])
+    # closed form, float64: sums of <= 2500 terms (rounding ~5e-13 relative);
+    # rtol 1e-10 allows the cancellation in d_r (a difference of means)
     np.testing.assert_allclose(m.weights_, d / d.sum(), rtol=1e-10)
     np.testing.assert_allclose(m.gamma_, np.where(pos, 1 / pos.sum(), 1 / neg.sum()), atol=1e-12)
 
@@ -119,9 +147,13 @@ def test_easymkl_planted_informative_kernel():
     for _ in range(3):
         Z = rng.normal(size=(n, 3))
         Ks.append(np.exp(-_sqdist(Z, Z) / 6))
+    # Why 0.5: in a noise kernel the two (near-uniform) hull points differ only by
+    # sampling error, E d_r ~ (1/60 + 1/60) (1 - E k(z, z')) = 0.033 (1 - 0.47) ~ 0.018
+    # (E k = (1 + 4/6)^-1.5 for z - z' ~ N(0, 2I)), while kernel 0 separates the two
+    # half-normal classes, d_0 ~ 0.1: w_0 ~ 0.1 / (0.1 + 3 * 0.018) ~ 0.65 > 0.5.
     for lam in (0.1, 0.5):
         w = EasyMKL(lam=lam).fit(Ks, y).weights_
-        assert w.sum() == pytest.approx(1.0, abs=1e-12) and w.min() >= 0
+        assert w.sum() == pytest.approx(1.0, abs=1e-12) and w.min() >= 0   # d / sum d: 4 terms
         assert np.argmax(w) == 0 and w[0] > 0.5, w
 
 
@@ -132,9 +164,16 @@ def test_easymkl_mean_aggregation_equals_rescaled_lambda():
     Ks = [X @ X.T, np.exp(-_sqdist(X, X) / 5), np.exp(-_sqdist(X, X) / 50)]
     lam, P = 0.2, 3
     a = EasyMKL(lam=lam, kernel_aggregation="mean").fit(Ks, y)
-    b = EasyMKL(lam=P * lam / (1 - lam + P * lam), kernel_aggregation="sum").fit(Ks, y)
-    np.testing.assert_allclose(a.gamma_, b.gamma_, atol=1e-8)
-    np.testing.assert_allclose(a.weights_, b.weights_, atol=1e-8)
+    lam_b = P * lam / (1 - lam + P * lam)
+    b = EasyMKL(lam=lam_b, kernel_aggregation="sum").fit(Ks, y)
+    # one minimiser γ* (proportional objectives); each SMO solution is within its
+    # KKT radius of it (tests/unit/tolerances.py, komd_smo_radius)
+    y_pm, Ksum = np.where(y > 0, 1.0, -1.0), sum(Ks)
+    YKY, n = np.outer(y_pm, y_pm) * Ksum, len(y)
+    r = (komd_smo_radius((1 - lam) / P * YKY + lam * np.eye(n), y_pm > 0, a.gamma_)
+         + komd_smo_radius((1 - lam_b) * YKY + lam_b * np.eye(n), y_pm > 0, b.gamma_))
+    assert np.linalg.norm(a.gamma_ - b.gamma_) <= r
+    assert np.all(np.abs(a.weights_ - b.weights_) <= easymkl_weights_shift(Ks, y_pm, a.gamma_, r))
     assert EasyMKL().kernel_aggregation == "sum"
 
 
@@ -145,6 +184,7 @@ def test_easymkl_predict_uses_komd_on_combined_kernel():
     Kt = [Xt @ X.T, np.exp(-_sqdist(Xt, X) / 5)]
     m = EasyMKL(lam=0.3, komd_lam=0.2).fit(Ks, y)
     ref = KOMD(lam=0.2).fit(m.combine(Ks), y)
+    # the same solve on the same combined kernel: equal up to float64 rounding
     np.testing.assert_allclose(m.decision_function(Kt), ref.decision_function(m.combine(Kt)), atol=1e-10)
     np.testing.assert_array_equal(m.predict(Kt), ref.predict(m.combine(Kt)))
     assert EasyMKL(lam=0.3).fit(Ks, y).komd_.lam == 0.3       # komd_lam defaults to lam
@@ -189,6 +229,11 @@ def _mklpy_setup():
     return torch, T, X, y.astype(int), Ks, Kt
 
 
+# MKLpy's EasyMKL weight step: LIBSVM at this tolerance (MKLpy's default, passed
+# explicitly because easymkl_weight_bound assumes it)
+LIBSVM_TOL = 1e-7
+
+
 def _mklpy_lam(mu, y):
     """MKLpy's KOMD(lam=μ) puts μ·n₊n₋/n on the identity: (1-μ)YKY + μcI ∝ (1-λ)YKY + λI
     with λ/(1-λ) = μc/(1-μ)."""
@@ -201,11 +246,24 @@ def test_komd_matches_mklpy_komd():
     from MKLpy.algorithms import KOMD as MKomd
     mu = 0.3
     ref = MKomd(lam=mu, kernel="precomputed").fit(Ks[1], y)
-    ours = KOMD(lam=_mklpy_lam(mu, y)).fit(Ks[1], y)
-    # cvxopt's default tolerances: agreement to ~1e-6 relative
+    lam = _mklpy_lam(mu, y)
+    ours = KOMD(lam=lam).fit(Ks[1], y)
+    # Tolerances from the solvers' stopping rules (tests/unit/tolerances.py), not
+    # from one machine's run: MKLpy's cvxopt gamma on our (rescaled) problem.
+    y_pm = np.where(y > 0, 1.0, -1.0)
+    Q = (1 - lam) * np.outer(y_pm, y_pm) * Ks[1] + lam * np.eye(len(y))
+    viol = komd_kkt_violation(Q, y_pm > 0, ours.gamma_)
+    assert viol <= 1e-9 * max(1.0, Q.diagonal().max())         # SMO's stopping rule
+    g_ref = np.asarray(ref.gamma).ravel()
+    r, f_gap = komd_radius(Q, y_pm > 0, ours.gamma_, viol, g_ref)
+    # same problem: cvxopt's defaults stop at relative gap <= reltol = 1e-6
+    # (MKLpy's objective is ours times 1 - μ + μc > 0, so relative gaps agree)
+    assert -f_gap <= 1e-6 * komd_objective(Q, ours.gamma_) + 2 * viol
     f_ref = np.asarray(ref.decision_function(Kt[1])).ravel()
-    np.testing.assert_allclose(ours.decision_function(Kt[1]), f_ref, atol=1e-5 * np.abs(f_ref).max())
-    np.testing.assert_array_equal(ours.predict(Kt[1]), ref.predict(Kt[1]))
+    bound = komd_decision_bound(Ks[1], Kt[1], ours.gamma_, Ks[1], Kt[1], g_ref, r)
+    assert np.all(np.abs(ours.decision_function(Kt[1]) - f_ref) <= bound)
+    sure = np.abs(f_ref) > bound                                 # sign fixed within the bound
+    np.testing.assert_array_equal(ours.predict(Kt[1])[sure], ref.predict(Kt[1])[sure])
 
 
 @pytest.mark.parametrize("lam", [0.1, 0.5])
@@ -215,11 +273,42 @@ def test_easymkl_matches_mklpy(lam):
     from MKLpy.algorithms import EasyMKL as MEasy
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ref = MEasy(lam=lam, learner=MKomd(lam=0.1)).fit(T(Ks), torch.tensor(y))
+        ref = MEasy(lam=lam, learner=MKomd(lam=0.1), tolerance=LIBSVM_TOL).fit(T(Ks), torch.tensor(y))
         f_ref = np.asarray(ref.decision_function(T(Kt))).ravel()
         p_ref = np.asarray(ref.predict(T(Kt)))
-    ours = EasyMKL(lam=lam, komd_lam=_mklpy_lam(0.1, y)).fit(Ks, y)
-    # MKLpy returns float32 weights (libsvm solve, torch.tensor of floats)
-    np.testing.assert_allclose(ours.weights_, ref.solution.weights.numpy(), atol=2e-6)
-    np.testing.assert_allclose(ours.decision_function(Kt), f_ref, atol=1e-4 * np.abs(f_ref).max())
-    np.testing.assert_array_equal(ours.predict(Kt), p_ref)
+    komd_lam = _mklpy_lam(0.1, y)
+    ours = EasyMKL(lam=lam, komd_lam=komd_lam).fit(Ks, y)
+    y_pm = np.where(y > 0, 1.0, -1.0)
+    pos = y_pm > 0
+    # weights: MKLpy's are LIBSVM's (stopping rule and float32 kernel cache, see
+    # easymkl_weight_bound: ~1e-4 here, the cache dominating) stored in float32
+    # (torch.tensor of Python floats, then w / sum w: rounding of d_r, the sum and the
+    # division, <= 2 eps32 relative; 3 eps32 |w| covers them)
+    w_ref = ref.solution.weights.numpy().astype(float)
+    Q_sum = (1 - lam) * np.outer(y_pm, y_pm) * sum(Ks) + lam * np.eye(len(y))
+    g_sum, _ = komd_dual(sum(Ks), y_pm, lam)
+    viol_sum = komd_kkt_violation(Q_sum, pos, g_sum)
+    w_bound = easymkl_weight_bound(Ks, y_pm, lam, g_sum, viol_sum, LIBSVM_TOL) + 3 * EPS32 * np.abs(w_ref)
+    assert np.all(np.abs(ours.weights_ - w_ref) <= w_bound)
+    # decision function: ours is KOMD on sum w_r K_r, MKLpy's is cvxopt's KOMD on sum w'_r K_r.
+    # ||g - g'|| <= ||g - g*(Q)|| + ||g*(Q) - g*(Q')|| + ||g*(Q') - g'||: the middle term
+    # <= ||(Q - Q') g*(Q')|| / lambda_min(Q) (optimality of both for min g'Qg on the same
+    # polytope), g*(Q') pinned by our own solve on MKLpy's kernel.
+    K, Kc = ours.combine(Ks), sum(w * K for w, K in zip(w_ref, Ks))
+    Kt_o, Kt_c = ours.combine(Kt), sum(w * K for w, K in zip(w_ref, Kt))
+    Qk = (1 - komd_lam) * np.outer(y_pm, y_pm) * K + komd_lam * np.eye(len(y))
+    Qc = (1 - komd_lam) * np.outer(y_pm, y_pm) * Kc + komd_lam * np.eye(len(y))
+    g_c, _ = komd_dual(Kc, y_pm, komd_lam)
+    viol_c = komd_kkt_violation(Qc, pos, g_c)
+    r_c = viol_c * np.sqrt(np.count_nonzero(g_c > 0)) / (2 * np.linalg.eigvalsh(Qc)[0])
+    g_ref = np.asarray(ref.learner.gamma).ravel()
+    r_ref, f_gap = komd_radius(Qc, pos, g_c, viol_c, g_ref)     # >= ||g*(Q') - g'||
+    assert -f_gap <= 1e-6 * komd_objective(Qc, g_c) + 2 * viol_c   # cvxopt's reltol 1e-6
+    viol_k = komd_kkt_violation(Qk, pos, ours.komd_.gamma_)
+    lam_k = np.linalg.eigvalsh(Qk)[0]
+    r_k = viol_k * np.sqrt(np.count_nonzero(ours.komd_.gamma_ > 0)) / (2 * lam_k)
+    shift = (np.linalg.norm((Qk - Qc) @ g_c) + np.linalg.norm(Qk - Qc, 2) * r_c) / lam_k
+    bound = komd_decision_bound(K, Kt_o, ours.komd_.gamma_, Kc, Kt_c, g_ref, r_k + shift + r_ref)
+    assert np.all(np.abs(ours.decision_function(Kt) - f_ref) <= bound)
+    sure = np.abs(f_ref) > bound                                 # sign fixed within the bound
+    np.testing.assert_array_equal(ours.predict(Kt)[sure], p_ref[sure])

@@ -202,6 +202,8 @@ def test_mol2vec_with_a_tiny_gensim_model(tmp_path):
     model.save(str(path))
     emb, invalid = mol2vec_embeddings(pd.Series(smiles | {"propanol": "CCCO"}), path)
     assert invalid.empty and emb.shape == (6, 8)
+    # both sides add the same float32 word vectors in float64 (exact terms, perhaps in
+    # another order): rounding ~n eps64 sum|v|, far below rtol 1e-6
     for name, smi in smiles.items():
         expected = np.sum([model.wv[w] for w in mol2vec_sentence(smi)], axis=0, dtype=np.float64)
         np.testing.assert_allclose(emb.loc[name], expected, rtol=1e-6)

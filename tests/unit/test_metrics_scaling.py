@@ -8,8 +8,8 @@ import pytest
 from scipy import stats
 from sklearn.metrics import r2_score
 
-from biokernels.metrics import (mean_cosine, mean_r2, pearson_r, per_sample_cosine, per_sample_r2,
-                                screening_metrics, vector_cosine)
+from biokernels.metrics import (mean_cosine, mean_r2, pearson_r_centred, pearson_r_paper, per_sample_cosine,
+                                per_sample_r2, screening_metrics)
 from biokernels.scaling import extrapolation_error, fit_log2_law, log_spaced_sizes, predict_log2_law
 
 
@@ -24,27 +24,35 @@ def arrays():
 def test_hand_made_values():
     t = np.array([[1.0, 2.0, 3.0]])
     p = np.array([[1.0, 2.0, 4.0]])
-    # SS_res = 1, SS_tot = 2 -> R² = 0.5
+    # SS_res = 1, SS_tot = 2 -> R² = 0.5 (hand-computed values: a few float64 operations,
+    # pytest.approx's default rel 1e-6 only absorbs their rounding)
     assert mean_r2(p, t) == pytest.approx(0.5)
     # cosine of (1,2,4) and (1,2,3): 17 / (sqrt(21) sqrt(14))
     assert mean_cosine(p, t) == pytest.approx(17 / np.sqrt(21 * 14))
     # centered around (1,2,3): prediction (0,0,1), truth 0 -> cosine 0 by convention
     assert per_sample_cosine(p, t, center=t[0])[0] == 0.0
-    assert vector_cosine(p, t) == pytest.approx(17 / np.sqrt(21 * 14))
+    # the paper's printed "Pearson r" is the same uncentred ratio over the vectorized matrix
+    assert pearson_r_paper(p, t) == pytest.approx(17 / np.sqrt(21 * 14))
+    # centred: (1,2,4) - 7/3 and (1,2,3) - 2 -> <(-4,-1,5)/3, (-1,0,1)> / (sqrt(42)/3 sqrt(2)) = 9 / sqrt(84)
+    assert pearson_r_centred(p, t) == pytest.approx(9 / np.sqrt(84))
 
 
 def test_r2_matches_sklearn_per_sample(arrays):
     p, t = arrays
     ref = r2_score(t.T, p.T, multioutput="raw_values")  # columns of t.T are samples
+    # the same sums of squares two ways (tens of terms): rounding ~1e-15 relative
     np.testing.assert_allclose(per_sample_r2(p, t), ref, rtol=1e-12)
     assert mean_r2(p, t) == pytest.approx(ref.mean())
 
 
 def test_pearson_matches_scipy(arrays):
     p, t = arrays
-    assert pearson_r(p, t) == pytest.approx(stats.pearsonr(p.ravel(), t.ravel()).statistic)
-    # the uncentered printed formula is near 1 for log2-scale data: why we center
-    assert vector_cosine(p, t) > 0.95 > pearson_r(p, t)
+    assert pearson_r_centred(p, t) == pytest.approx(stats.pearsonr(p.ravel(), t.ravel()).statistic)
+    # the paper's uncentred printed formula is near 1 for log2-scale data (entries near 8): why the
+    # centred one is reported beside it. t ~ N(8, 2^2), p = t + N(0, 1): uncentred
+    # sqrt(68 / 69) = 0.993, centred 2 / sqrt(5) = 0.894 (sd ~(1 - r^2) / sqrt(210) = 0.014,
+    # so 0.95 is ~4 sd above it)
+    assert pearson_r_paper(p, t) > 0.95 > pearson_r_centred(p, t)
 
 
 def test_cosine_centering_matches_scipy_distance(arrays):
@@ -52,14 +60,14 @@ def test_cosine_centering_matches_scipy_distance(arrays):
     p, t = arrays
     c = t.mean(axis=0)
     ref = [1 - cosine(p[i] - c, t[i] - c) for i in range(len(t))]
-    np.testing.assert_allclose(per_sample_cosine(p, t, c), ref, rtol=1e-12)
+    np.testing.assert_allclose(per_sample_cosine(p, t, c), ref, rtol=1e-12)    # as above
     assert screening_metrics(p, t, c)["cosine"] == pytest.approx(np.mean(ref))
 
 
 def test_perfect_prediction_scores_one(arrays):
     _, t = arrays
     m = screening_metrics(t, t, t.mean(axis=0))
-    assert m == pytest.approx({"r2": 1.0, "cosine": 1.0, "pearson_r": 1.0})
+    assert m == pytest.approx({"r2": 1.0, "cosine": 1.0, "pearson_r_paper": 1.0, "pearson_r_centred": 1.0})
 
 
 def test_bad_input():
@@ -68,7 +76,9 @@ def test_bad_input():
     with pytest.raises(ValueError, match="constant"):
         per_sample_r2(np.zeros((1, 3)), np.ones((1, 3)))
     with pytest.raises(ValueError, match="NaN"):
-        pearson_r(np.array([[np.nan, 1.0]]), np.array([[1.0, 2.0]]))
+        pearson_r_centred(np.array([[np.nan, 1.0]]), np.array([[1.0, 2.0]]))
+    with pytest.raises(ValueError, match="constant"):
+        pearson_r_centred(np.ones((2, 3)), np.arange(6.0).reshape(2, 3))
 
 
 def test_log2_law_recovers_planted_coefficients():
@@ -85,6 +95,7 @@ def test_log2_law_recovers_planted_coefficients():
 def test_extrapolation_error_on_exact_law_is_zero_and_detects_saturation():
     n = np.array([10, 20, 40, 80, 160, 320, 640])
     y = 0.05 * np.log2(n) + 0.1
+    # a least-squares line through exact points: exact up to rounding (~eps |y| cond ~ 1e-15)
     assert extrapolation_error(n, y, first=5)["abs_error"] == pytest.approx(0.0, abs=1e-12)
     y_sat = np.minimum(y, 0.5)  # saturates: the early fit overshoots the last point
     e = extrapolation_error(n, y_sat, first=5)

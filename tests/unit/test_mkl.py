@@ -12,6 +12,15 @@ from sklearn.svm import SVC
 from biokernels.io.networks import InputError
 from biokernels.solvers.mkl import (CKA, PWMK, EasyMKL, FHeuristic, MKLClassifier,
                                     centered_alignment_terms, kernel_alignment)
+from tolerances import EPS32, EPS64, box_radius, solve_rtol
+
+
+def alignment_rtol(M, n):
+    """M and a are sums of n^2 products (float64 rounding <= n^2 eps relative, no
+    cancellation in the Frobenius products of PSD kernels); v = M^-1 a moves by cond(M)
+    times that, and so does v / ||v||; x2 for two independent evaluations, x2 for a."""
+    w = np.linalg.eigvalsh(M)
+    return 4 * (w[-1] / w[0]) * n ** 2 * EPS64
 
 
 def _sqdist(A, B):
@@ -38,6 +47,7 @@ def test_alignment_terms_definition():
     X, y, Ks, _ = _data(n=30)
     M, a = centered_alignment_terms(Ks, y.astype(float))
     Kc = [_center(K) for K in Ks]
+    # the same sums of n^2 = 900 products two ways: n^2 eps ~ 2e-13 relative
     for k in range(3):
         assert a[k] == pytest.approx(np.sum(Kc[k] * np.outer(y, y)), rel=1e-12)
         for l in range(3):
@@ -58,7 +68,22 @@ def test_cka_matches_cvxpy_qp_and_is_nonnegative():
     cp.Problem(cp.Minimize(cp.sum_squares(L.T @ v) - 2 * a @ v), [v >= 0]).solve(
         solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12)
     ref = v.value / np.linalg.norm(v.value)
-    np.testing.assert_allclose(m.weights_, ref, atol=1e-6)
+    # q(v) = v'Mv - 2v'a is 2 lambda_min(M)-strongly convex on v >= 0: Clarabel's point is
+    # within its projected-gradient radius of v* (tolerances.box_radius; its inactive
+    # entries are interior-point positives ~1e-12, zeroed first), ours is the exact
+    # active-set solve (solve_rtol(M) relative); u/||u|| moves by <= 2 ||du|| / ||u||
+    mu = 2 * np.linalg.eigvalsh(M)[0]
+
+    def pg(u):
+        g = 2 * (M @ u - a)
+        return np.where(u > 0, g, np.minimum(g, 0.0))
+
+    r_ref = box_radius(v.value, pg, mu, threshold=1e-9 * np.abs(v.value).max())
+    # Clarabel solved this QP: gap 1e-12 puts it within sqrt(2 gap / mu) of v*
+    assert r_ref <= np.sqrt(2 * 1e-12 * (1 + abs(a @ v.value)) / mu)
+    nv = np.linalg.norm(v.value)
+    bound = 2 * (r_ref + solve_rtol(M) * nv) / (nv - r_ref)
+    assert np.linalg.norm(m.weights_ - ref) <= bound
     assert m.weights_.min() >= 0 and np.linalg.norm(m.weights_) == pytest.approx(1.0)
 
 
@@ -74,7 +99,7 @@ def test_cka_maximises_centered_alignment():
     best = align(w)
     rng = np.random.default_rng(0)
     for mu in rng.random((300, 3)):
-        assert align(mu) <= best + 1e-12
+        assert align(mu) <= best + 1e-12      # rounding of an alignment: n^2 eps ~ 5e-13
 
 
 def test_cka_duplicate_kernels():
@@ -84,6 +109,9 @@ def test_cka_duplicate_kernels():
     K0, K2 = Ks[0], Ks[2]
     dup = CKA().fit([K0, K0, K2], y).weights_
     single = CKA().fit([K0, K2], y).weights_
+    # the minimum-norm solution is symmetric in the two copies; both it and the
+    # de-duplicated CKA are exact solves with M of cond ~1e2-1e3 (rounding ~cond n^2
+    # eps ~ 1e-9, alignment_rtol): 1e-6 is well above
     assert dup[0] == pytest.approx(dup[1], rel=1e-6)
     c_dup = dup[0] * K0 + dup[1] * K0 + dup[2] * K2
     c_single = single[0] * K0 + single[1] * K2
@@ -95,6 +123,7 @@ def test_fheuristic_definition():
     m = FHeuristic().fit(Ks, y)
     n = len(y)
     A = np.array([y @ K @ y / (np.linalg.norm(K) * n) for K in Ks])
+    # closed form, float64: sums of n^2 = 1600 terms, rounding ~n^2 eps ~ 4e-13 relative
     np.testing.assert_allclose(m.weights_, A / A.sum(), rtol=1e-12)
     mc = FHeuristic(centered=True).fit(Ks, y)
     assert mc.weights_.sum() == pytest.approx(1.0) and mc.weights_.min() >= 0
@@ -103,6 +132,8 @@ def test_fheuristic_definition():
 def test_pwmk_definition_and_delta():
     X, y, Ks, _ = _data(n=60, seed=4)
     acc = np.array([cross_val_score(SVC(C=1000, kernel="precomputed"), K, y, cv=3).mean() for K in Ks])
+    # the same cross-validation on the same folds: the same accuracies (ratios of
+    # counts), so numpy's default rtol 1e-7 only absorbs rounding of the ratios
     m0 = PWMK().fit(Ks, y)
     np.testing.assert_allclose(m0.accuracies_, acc)
     np.testing.assert_allclose(m0.weights_, acc / acc.sum())
@@ -122,6 +153,9 @@ def test_classifier_fixed_weights_equals_svc_on_combination():
     clf = MKLClassifier(weights=w, C=10.0).fit(Ks, y)
     ref = SVC(C=10.0, kernel="precomputed").fit(sum(a * K for a, K in zip(w, Ks)), y)
     Ktc = sum(a * K for a, K in zip(w, Kt))
+    # combine_kernels adds w_r K_r in the order sum() does here: the same kernel bits,
+    # hence the same LIBSVM run (1e-8 only absorbs rounding; a kernel differing in its
+    # last bits could move LIBSVM by its tol = 1e-3 and would need svm_bounds.py instead)
     np.testing.assert_allclose(clf.decision_function(Kt), ref.decision_function(Ktc), atol=1e-8)
     np.testing.assert_array_equal(clf.fit_predict(Ks, y, Kt), ref.predict(Ktc))
     # learned weights, KOMD learner, string labels
@@ -174,7 +208,9 @@ def test_cka_matches_mklpy_when_unconstrained_is_nonnegative():
     ref = MCKA(learner=SVC(C=1000)).fit([torch.tensor(K) for K in Ks2], torch.tensor(y))
     ours = MKLClassifier(mkl=CKA()).fit(Ks2, y)
     assert ref.solution.weights.numpy().min() >= 0
-    np.testing.assert_allclose(ours.weights_, ref.solution.weights.numpy(), atol=1e-8)
+    # both solve M v = a (MKLpy: M^-1 a; ours: NNLS refined on the full active set)
+    M, _ = centered_alignment_terms(Ks2, y.astype(float))
+    np.testing.assert_allclose(ours.weights_, ref.solution.weights.numpy(), atol=alignment_rtol(M, len(y)))
     Kt2 = [Kt[0], Kt[1]]
     np.testing.assert_array_equal(ours.predict(Kt2), np.asarray(ref.predict([torch.tensor(K) for K in Kt2])))
 
@@ -187,7 +223,8 @@ def test_cka_differs_from_mklpy_when_constraint_binds():
     w_ref = ref.solution.weights.numpy()
     assert w_ref.min() < 0                      # MKLpy: unconstrained M⁻¹a/||M⁻¹a||
     M, a = centered_alignment_terms(Ks, y.astype(float))
-    np.testing.assert_allclose(w_ref, np.linalg.solve(M, a) / np.linalg.norm(np.linalg.solve(M, a)), atol=1e-8)
+    np.testing.assert_allclose(w_ref, np.linalg.solve(M, a) / np.linalg.norm(np.linalg.solve(M, a)),
+                               atol=alignment_rtol(M, len(y)))
     assert CKA().fit(Ks, y).weights_.min() >= 0
 
 
@@ -206,6 +243,8 @@ def test_heuristics_match_mklpy(name):
             ref = A.PWMK(delta=0.5, cv=3, learner=SVC(C=1000)).fit(T(Ks), torch.tensor(y))
             mkl = PWMK(delta=0.5, cv=3)
     ours = MKLClassifier(mkl=mkl, C=1000.0).fit(Ks, y)
-    # MKLpy's FHeuristic weights are float32
-    np.testing.assert_allclose(ours.weights_, ref.solution.weights.numpy().astype(float), atol=1e-6)
+    # MKLpy's FHeuristic weights are float32: rounding to eps32/2 relative (x2 margin);
+    # PWMK's are float64 ratios of the same accuracies
+    np.testing.assert_allclose(ours.weights_, ref.solution.weights.numpy().astype(float), rtol=EPS32,
+                               atol=1e-15)
     np.testing.assert_array_equal(ours.predict(Kt), np.asarray(ref.predict(T(Kt))))

@@ -59,6 +59,8 @@ def test_fs_weights_hand_computed_default_navg():
         want[i, j] = want[j, i] = float(v)
     # Every other pair (0-5, 1-5: distance 3; anything with the isolated 4;
     # the diagonal) shares no neighbourhood member, so its weight is 0.
+    # float64: integer counts, then two divisions and a product (<= 3 roundings of a
+    # value <= 1) against float(Fraction) (1 rounding): <= 4 eps/2 ~ 4.4e-16 < 1e-15
     np.testing.assert_allclose(S, want, rtol=0, atol=1e-15)
 
 
@@ -66,6 +68,8 @@ def test_fs_weights_lambda_penalty_with_given_navg():
     # n_avg = 3.5: λ = max(0, 3.5 - |N_u|) = 0.5, 0.5, 0, 0.5, 2.5, 1.5.
     S = fs_weights(tiny_graph(), n_avg=3.5).toarray()
     h = Fr(1, 2)
+    # a few float64 operations against exact fractions: pytest.approx's default rel 1e-6
+    # (and 1e-15 below) only absorb their rounding
     assert S[0, 1] == pytest.approx(float(fs(3, 3, 3, h, h)))            # (6/6.5)^2 = (12/13)^2
     assert S[0, 1] == pytest.approx((12 / 13) ** 2)
     assert S[3, 5] == pytest.approx(float(fs(2, 3, 2, h, Fr(3, 2))))     # (4/5.5)(4/5.5) = 64/121
@@ -105,6 +109,7 @@ def test_fs_weights_match_set_based_reference():
             want[u, v] = (2 * both / (len(N[u] - N[v]) + 2 * both + lam_uv)
                           * 2 * both / (len(N[v] - N[u]) + 2 * both + lam_vu))
     S = fs_weights(A)
+    # the same formula, vectorised vs Python loops: a few roundings of values <= 1
     np.testing.assert_allclose(S.toarray(), want, atol=1e-14)
     # Non-zero exactly on level-1 and level-2 pairs.
     reach2 = (D.astype(int) + D.astype(int) @ D.astype(int)) > 0
@@ -151,6 +156,7 @@ def test_fs_weighted_averaging_hand_computed():
     # Protein 5: level 1 only protein 3 (+), S = 4/5; its 2-step paths end at 2 (test) or 5 itself.
     f5 = (Fr(3, 4) + Fr(4, 5)) / (1 + Fr(4, 5))
     assert f5 == Fr(31, 36)
+    # sums of a handful of products of weights <= 1 (~10 roundings) against exact fractions
     np.testing.assert_allclose(fs_weighted_averaging(A, Y1, TRAIN, TEST), [float(f2), float(f5)],
                                rtol=1e-13)
     # Level-1 only ("none") and direct level-2 weights ("direct") coincide here: the only
@@ -206,6 +212,8 @@ def test_fs_weighted_averaging_matches_loop_reference_and_multitask():
     got = fs_weighted_averaging(A, Y, train, test, lambda_r=0.7)
     assert got.shape == (25, 3)
     for k in range(3):
+        # sparse products vs loops over paths: the same positive terms summed in another
+        # order (<= ~100 terms: ~100 eps relative)
         np.testing.assert_allclose(got[:, k], _fs_avg_reference(A, Y[:, k], train, test, 0.7),
                                    rtol=1e-12)
         # Multi-task columns equal single-task calls, also with precomputed weights.

@@ -33,6 +33,7 @@ def test_laplacian_matches_networkx():
     ref = nx.normalized_laplacian_matrix(G, nodelist=nodes, weight="weight").toarray()
     A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight="weight")
     L = normalized_laplacian(A).toarray()
+    # the same formula (w_ij / sqrt(d_i d_j), degrees of a few weights): a few roundings
     np.testing.assert_allclose(L, ref, atol=1e-12)
     ev = np.linalg.eigvalsh(L)
     assert ev.min() > -1e-12 and ev.max() < 2 + 1e-12
@@ -75,6 +76,8 @@ def test_kernel_equals_explicit_and_is_psd():
     K = pathway_kernels(X, pws)
     Kxz = pathway_kernels(X, pws, Z)
     assert K.shape == (2, 30, 30) and Kxz.shape == (2, 30, 7)
+    # K = X L X^T two ways in float64: <= 5 genes, |x| ~ 1, ||L|| <= 2: rounding ~1e-14;
+    # the PSD K's smallest eigenvalue is computed to ~n eps ||K|| ~ 1e-12
     for p, pw in enumerate(pws):
         L = pw.laplacian.toarray()
         np.testing.assert_allclose(K[p], X[pw.genes].to_numpy() @ L @ X[pw.genes].to_numpy().T, atol=1e-12)
@@ -101,6 +104,7 @@ def test_trace_normalization_train_and_test():
     rng = np.random.default_rng(1)
     K = np.stack([(lambda M: M @ M.T)(rng.standard_normal((10, 3)) * s) for s in (1.0, 5.0, 0.1)])
     Kn, f = normalize_trace(K)
+    # divisions by the trace: exact up to a few roundings (numpy's default rtol 1e-7)
     np.testing.assert_allclose(np.trace(Kn, axis1=1, axis2=2), 10.0)
     np.testing.assert_allclose(f, np.trace(K, axis1=1, axis2=2) / 10)
     Kt = K[:, :, :4]

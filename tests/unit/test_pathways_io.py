@@ -92,6 +92,54 @@ def test_string_small(tmp_path):
     assert c["unmapped_dropped"] == 1 and c["edges"] == 2
 
 
+def _string_download(tmp_path, ids):
+    """A STRING download layout (protein1, protein2, combined_score) and a
+    protein.info-like mapping whose identifiers lack the "9606." taxon prefix
+    of the links file (a real mix-up: the info file of another release)."""
+    links = tmp_path / "links.tsv"
+    links.write_text("protein1\tprotein2\tcombined_score\n"
+                     + "".join(f"{a}\t{b}\t900\n" for a, b in ids))
+    info = tmp_path / "info.tsv"
+    info.write_text("#string_protein_id\tpreferred_name\n"
+                    "ENSP01\tTP53\nENSP02\tMDM2\nENSP03\tCDKN1A\n9606.ENSP04\tATM\n9606.ENSP05\tCHEK2\n")
+    return links, info
+
+
+def test_string_every_row_unmapped_says_so(tmp_path):
+    """Issue #16: with no identifier mapped the reader said "the network has
+    no edges (after dropping 0 self-loops)"; it must say that all rows were
+    unmapped, how many, and which mapping file and columns were used."""
+    links, info = _string_download(tmp_path, [("9606.ENSP01", "9606.ENSP02"), ("9606.ENSP02", "9606.ENSP03"),
+                                              ("9606.ENSP01", "9606.ENSP03")])
+    with pytest.raises(InputError) as err:
+        read_string_network(links, id_cols=("protein1", "protein2"), mapping=info)
+    msg = str(err.value)
+    assert "every one of the 3 rows" in msg and "self-loops" not in msg
+    assert str(info) in msg and "'#string_protein_id' -> 'preferred_name'" in msg
+    assert "['protein1', 'protein2']" in msg and "9606.ENSP01" in msg and "'ENSP01'" in msg
+    with pytest.raises(InputError, match=r"every one of the 3 rows.*the mapping dict \(1 identifiers\)"):
+        read_string_network(links, id_cols=("protein1", "protein2"), mapping={"ENSP01": "TP53"})
+
+
+def test_string_mostly_unmapped_warns_with_counts(tmp_path, caplog):
+    links, info = _string_download(tmp_path, [("9606.ENSP04", "9606.ENSP05"), ("9606.ENSP01", "9606.ENSP04"),
+                                              ("9606.ENSP02", "9606.ENSP05"), ("9606.ENSP03", "9606.ENSP05")])
+    with caplog.at_level("WARNING", logger="biokernels.io.pathways"):
+        edges, c = read_string_network(links, id_cols=("protein1", "protein2"), mapping=info)
+    assert c["unmapped_dropped"] == 3 and c["edges"] == 1
+    assert edges[["protein_a", "protein_b"]].values.tolist() == [["ATM", "CHEK2"]]
+    msg = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(msg) == 1 and "3 of 4 rows (75%)" in msg[0] and str(info) in msg[0]
+    # one row in five unmapped (20%, below UNMAPPED_WARN_FRACTION = 25%): no warning
+    caplog.clear()
+    p = _string_file(tmp_path, [(1, 2, "A", "B", 900), (2, 3, "B", "C", 900), (1, 3, "A", "C", 900),
+                                (3, 4, "C", "D", 900), (4, 5, "D", "E", 900)])
+    with caplog.at_level("WARNING", logger="biokernels.io.pathways"):
+        _, c = read_string_network(p, id_cols=("entrez_a", "entrez_b"),
+                                   mapping={"1": "A", "2": "B", "3": "C", "4": "D"})
+    assert c["unmapped_dropped"] == 1 and not [r for r in caplog.records if r.levelname == "WARNING"]
+
+
 @pytest.mark.parametrize("score, match", [("-5", "data row 2, column 'combined_score'"),
                                           ("abc", "data row 2, column 'combined_score'"),
                                           ("1200", r"expected a score in \[0, 1000\]"),
@@ -117,7 +165,8 @@ def test_string_missing_column_and_channels(tmp_path):
     q = _string_file(tmp_path, [(1, 2, "A", "B", 0, 900, 900), (2, 3, "B", "C", 500, 0, 500)],
                      extra_cols=("experiments", "database"))
     edges, _ = read_string_network(q, channels=["experiments", "database"])
-    # a single channel combines to itself; two channels give more than either
+    # a single channel combines to itself (STRING's prior removal and re-addition: a few
+    # roundings, pytest.approx's default rel 1e-6); two channels give more than either
     assert edges.set_index(["protein_a", "protein_b"])["weight"][("B", "C")] == pytest.approx(0.5)
     assert combine_string_scores(np.array([[0.5, 0.5]]))[0] > 0.5
 

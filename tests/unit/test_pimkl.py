@@ -43,6 +43,7 @@ def test_s1_tables_and_planted_pathways_significant(data, s1):
     assert len(aucs) == 3 * 5 * 4 and aucs["auc"].between(0, 1).all()
     P = int(s1.pathways["kernel"].sum())
     assert len(w) == 15 * P
+    # EasyMKL's weights are d / sum d: a sum of P terms, rounding ~P eps (1e-9: loose)
     np.testing.assert_allclose(w.groupby(["repeat", "fold"])["weight"].sum(), 1.0, atol=1e-9)
     mean = aucs.groupby("method")["auc"].mean()
     assert mean["pimkl"] > 0.75 and mean["pimkl"] > mean["svm_linear"]
@@ -69,6 +70,8 @@ def test_signature_tests_match_scipy_and_statsmodels():
     for c, sub in t.groupby("cohort"):
         W = w[w["cohort"] == c].pivot(index="fold", columns="pathway", values="weight")
         p = [wilcoxon(W[k] - 1 / P, alternative="greater").pvalue for k in sub["pathway"]]
+        # the same scipy / statsmodels computations on the same numbers: numpy's default
+        # rtol 1e-7 only absorbs rounding
         np.testing.assert_allclose(sub["p_value"], p)
         reject, padj, _, _ = multipletests(p, alpha=0.05, method="fdr_bh")
         np.testing.assert_allclose(sub["p_adjusted"], padj)
@@ -91,7 +94,7 @@ def test_s2_shapes_and_transfer(data, s1):
         ("mrna", "trained"), ("cna", "trained"), ("both", "trained"), ("mrna", "transferred")}
     assert (a["n_train"] == 30).all() and (a["n_test"] == len(y) - 30).all()
     w = res.weights
-    np.testing.assert_allclose(w.groupby(["fold", "omics"])["weight"].sum(), 1.0, atol=1e-9)
+    np.testing.assert_allclose(w.groupby(["fold", "omics"])["weight"].sum(), 1.0, atol=1e-9)   # as above
     both = w[(w["omics"] == "both") & (w["fold"] == 1)]
     assert set(both["data_type"]) == {"mrna", "cna"}
     assert len(both) == len(w[(w["omics"] == "mrna") & (w["fold"] == 1)]) + len(
@@ -147,3 +150,78 @@ def test_random_gene_sets_and_sensitivity(data):
     assert list(table["variant"]) == [v[0] for v in pimkl.SENSITIVITY_VARIANTS]
     assert table.set_index("variant").loc["collapse_mean", "applicable"] == False  # noqa: E712
     assert table.loc[table["applicable"], "mean_auc"].between(0.5, 1).all()
+
+
+def _planted_weights(nan_pathway: str | None = None, P: int = 6, F: int = 12, seed: int = 0) -> pd.DataFrame:
+    """Two cohorts of P pathways over F folds; p0 is pushed far above 1/P in
+    both, so it is significant; in cohort "x" one fold of ``nan_pathway`` is NaN."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c in ("x", "y"):
+        W = rng.dirichlet(np.ones(P), size=F)
+        W[:, 0] += 0.6
+        W /= W.sum(axis=1, keepdims=True)
+        for f in range(F):
+            rows += [{"cohort": c, "fold": f, "pathway": f"p{k}", "weight": W[f, k]} for k in range(P)]
+    w = pd.DataFrame(rows)
+    if nan_pathway is not None:
+        w.loc[(w["cohort"] == "x") & (w["pathway"] == nan_pathway) & (w["fold"] == 3), "weight"] = np.nan
+    return w
+
+
+def test_signature_tests_bh_over_the_finite_p_values_when_one_is_nan(caplog):
+    """Issue #16: one NaN p-value made statsmodels' BH return NaN for the
+    whole cohort while p0 stayed significant. BH must run over the m = 5
+    pathways with a p-value (statsmodels on that subset), the NaN row stays
+    NaN and not significant, and the count is in the table and the log."""
+    w = _planted_weights(nan_pathway="p3")
+    with caplog.at_level("WARNING", logger="biokernels.pimkl"):
+        t = pimkl.signature_tests(w, alpha=0.05)
+    x = t[t["cohort"] == "x"].set_index("pathway")
+    assert np.isnan(x.loc["p3", "p_value"]) and np.isnan(x.loc["p3", "p_adjusted"])
+    assert not x.loc["p3", "significant"]
+    ok = x.drop(index="p3")
+    reject, padj, _, _ = multipletests(ok["p_value"].to_numpy(), alpha=0.05, method="fdr_bh")
+    np.testing.assert_allclose(ok["p_adjusted"], padj)           # finite, and BH with m = 5, not 6
+    assert np.isfinite(ok["p_adjusted"]).all()
+    np.testing.assert_array_equal(ok["significant"], reject & (ok["median"] > 1 / 6).to_numpy())
+    assert ok.loc["p0", "significant"]
+    assert (x["n_tested"] == 5).all() and (x["n_no_p_value"] == 1).all()
+    # the other cohort is untouched: BH over its 6 p-values
+    y = t[t["cohort"] == "y"]
+    np.testing.assert_allclose(y["p_adjusted"], multipletests(y["p_value"], alpha=0.05, method="fdr_bh")[1])
+    assert (y["n_tested"] == 6).all() and (y["n_no_p_value"] == 0).all()
+    msg = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(msg) == 1 and "cohort x" in msg[0] and "['p3']" in msg[0] and "1 of 6" in msg[0]
+    # the Figure 3b table (written to tables/fig3b.tsv) carries the counts
+    from biokernels.pimkl_figures import table_fig3b
+    fig = table_fig3b(w, 0.05, 1)
+    assert {"n_tested", "n_no_p_value"} <= set(fig.columns)
+    assert fig.loc[fig["cohort"] == "x", "n_no_p_value"].eq(1).all()
+
+
+def test_signature_tests_cohort_without_any_p_value():
+    w = _planted_weights()
+    w.loc[w["cohort"] == "x", "weight"] = np.nan
+    t = pimkl.signature_tests(w, alpha=0.05)
+    x = t[t["cohort"] == "x"]
+    assert x["p_adjusted"].isna().all() and not x["significant"].any()
+    assert (x["n_tested"] == 0).all() and (x["n_no_p_value"] == 6).all()
+    assert t.loc[(t["cohort"] == "y") & (t["pathway"] == "p0"), "significant"].item()
+
+
+def test_figs4_correlation_is_the_centred_pearson_r():
+    # The paper's "Pearson correlation rho = 0.72" of the two signatures is the usual (centred)
+    # Pearson r: column pearson_r_centred, as in biokernels.metrics; no bare pearson_r column.
+    from scipy.stats import pearsonr
+
+    from biokernels.pimkl_figures import table_figS4
+
+    trained = {"p0": [0.1, 0.2], "p1": [0.5, 0.5], "p2": [0.3, 0.1], "p3": [0.9, 0.7]}
+    s2 = pd.DataFrame([{"omics": "mrna", "pathway": p, "fold": k, "weight": w}
+                       for p, ws in trained.items() for k, w in enumerate(ws)])
+    transferred = pd.Series({"p0": 0.2, "p1": 0.4, "p2": 0.3, "p3": 0.6})
+    t = table_figS4(s2, transferred)
+    medians = [0.15, 0.5, 0.2, 0.8]
+    assert t["pearson_r_centred"].iloc[0] == pytest.approx(pearsonr(transferred.to_numpy(), medians)[0])
+    assert "pearson_r" not in t.columns

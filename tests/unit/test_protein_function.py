@@ -20,7 +20,8 @@ def test_generator_sizes_weights_and_planted_locality():
     assert len(edges) == 1500
     assert (edges["protein_a"] < edges["protein_b"]).all()          # no self-loops, one orientation
     assert not edges.duplicated(["protein_a", "protein_b"]).any()
-    # one confidence weight for all edges, set by the mean weighted degree 2.1
+    # one confidence weight for all edges, set by the mean weighted degree 2.1 (the same
+    # arithmetic: np.allclose's defaults absorb its rounding)
     assert np.allclose(edges["weight"], 2.1 * 300 / (2 * 1500))
     assert labels.shape == (300, 6) and list(labels.columns) == [f"function_{k:02d}" for k in range(6)]
     assert (labels.sum() == 30).all()                               # positive_fraction 0.1, no noise
@@ -134,7 +135,8 @@ def test_evaluate_sm1_and_its_budget(tiny_split):
     roc, weights, times = evaluate_sm1(P, d, labels, train, betas, 1.0, max_seconds=300, max_memory_gb=1,
                                        device="cpu")
     assert len(roc) == 4 and roc["auc"].between(0, 1).all()
-    # The trace constraint on trace-normalized kernels: weights sum to 1 per task.
+    # The trace constraint on trace-normalized kernels: weights sum to 1 per task
+    # (SM1 normalises its multipliers, so this holds to rounding; 1e-6 is loose).
     assert np.allclose(weights.groupby("task")["weight"].sum(), 1.0, atol=1e-6)
     skipped = evaluate_sm1(P, d, labels, train, betas, 1.0, max_seconds=1e-6, max_memory_gb=1, device="cpu")
     assert all(len(t) == 0 for t in skipped)
@@ -154,7 +156,8 @@ def test_mean_roc_and_wilcoxon_tables():
     roc = _roc()
     roc.loc[(roc["method"] == "eBaseline") & (roc["task"] == "t0"), "auc"] = np.nan
     t = mean_roc_table(roc).set_index("method")
-    # t0 has no eBaseline AUC, so it leaves every method's mean.
+    # t0 has no eBaseline AUC, so it leaves every method's mean. (Tables against the same
+    # pandas / scipy arithmetic: pytest.approx's default rel 1e-6 absorbs rounding.)
     keep = roc[roc["task"] != "t0"]
     assert t.loc["DKL", "mean_roc"] == pytest.approx(keep[keep["method"] == "DKL"]["auc"].mean())
     assert t.loc["uBaseline", "uses_test_labels"] and not t.loc["DKL", "uses_test_labels"]
@@ -221,10 +224,14 @@ def test_sensitivity_beta_step_sweep_is_the_laplacian_scale(tiny_split):
     s1 = t1[t1["parameter"] == "beta_step"].reset_index(drop=True)
     s2 = t2[t2["parameter"] == "beta_step"].reset_index(drop=True)
     assert list(s1["method"]) == ["eBaseline", "mDKL", "eBaseline", "mDKL"]
+    # halving d and doubling the step gives the same kernels exp(beta d) up to rounding
+    # (~eps |beta d|), hence the same rankings and AUCs (1e-9: a fraction of one pair)
     np.testing.assert_allclose(s1["mean_roc"], s2["mean_roc"], atol=1e-9)
     # weighted mean -beta of mDKL scales with the step: within [step, 6 step]
     m = s1[s1["method"] == "mDKL"]
     assert ((m["mean_minus_beta"] >= 0.2 - 1e-12) & (m["mean_minus_beta"] <= 6 * 0.5 + 1e-12)).all()
+    # the same weights (same kernels, same fast-solver steps) on betas half as large:
+    # rounding only, far below rtol 1e-6
     np.testing.assert_allclose(m["mean_minus_beta"].to_numpy(),
                                0.5 * s2[s2["method"] == "mDKL"]["mean_minus_beta"].to_numpy(), rtol=1e-6)
 
@@ -241,3 +248,134 @@ def test_generator_bad_values_name_the_source(generator, match):
     with pytest.raises(ValueError, match=match) as err:
         prepare_inputs(src, 1 / 3, np.random.default_rng(0))
     assert "n_proteins=60" in str(err.value)
+
+
+# --- Laplacian kind, unannotated proteins, train-only kernel-scale choice ----
+
+from biokernels.kernels.diffusion import naive_diffusion_kernels  # noqa: E402
+from biokernels.protein_function import (ScaleCandidate, annotated_mask, choose_kernel_scale,  # noqa: E402
+                                         run_split, split_masks)
+
+
+def test_normalized_laplacian_is_networkx_s():
+    """Independent reference: networkx.normalized_laplacian_matrix (an isolated
+    vertex and a self-loop included); the paper's kind is diag(Ae) - A."""
+    import networkx as nx
+
+    G = nx.gnm_random_graph(40, 90, seed=3)
+    G.add_node(40)                                    # isolated
+    A = nx.to_numpy_array(G, nodelist=range(41), weight=None)
+    A_loop = A.copy()
+    A_loop[0, 0] = 2.0                                # ignored by the normalized kind
+    Ln = laplacian(A_loop, "normalized")
+    # same formula two ways in float64: rounding of O(degree) operations
+    np.testing.assert_allclose(Ln, nx.normalized_laplacian_matrix(G, nodelist=range(41)).toarray(),
+                               atol=1e-12)
+    np.testing.assert_allclose(laplacian(A), np.diag(A.sum(1)) - A, atol=1e-12)
+    d = np.linalg.eigvalsh(Ln)
+    assert d.min() > -1e-12 and d.max() < 2 + 1e-12  # spectrum in [0, 2] (Chung 1997, Lemma 1.7)
+    with pytest.raises(ValueError, match="laplacian kind"):
+        laplacian(A, "sym")
+
+
+def test_split_masks_restrict_to_the_annotated():
+    train = np.array([1, 1, 0, 0, 1, 0], bool)
+    ann = np.array([1, 0, 1, 0, 1, 1], bool)
+    tr, te = split_masks(train, ann)
+    assert tr.tolist() == [1, 0, 0, 0, 1, 0] and te.tolist() == [0, 0, 1, 0, 0, 1]
+    tr0, te0 = split_masks(train, None)
+    assert (tr0 == train).all() and (te0 == ~train).all()
+    with pytest.raises(ValueError, match="no annotated protein left in the test"):
+        split_masks(train, train)
+    Y = pd.DataFrame({"a": [1, 0, 0], "b": [0, 0, 1]})
+    assert annotated_mask(Y).tolist() == [True, False, True]
+
+
+@pytest.fixture(scope="module")
+def planted_small():
+    edges, labels, split = planted_function_network(200, 1200, 4, np.random.default_rng(5))
+    _, A = adjacency_matrix(edges, list(labels.index))
+    d, P = laplacian_eigh(laplacian(A))
+    return A, d, P, labels, (split == "train").to_numpy()
+
+
+def test_excluded_unannotated_proteins_are_neither_trained_on_nor_scored(planted_small):
+    """With unannotated: exclude, eBaseline's AUC is the SVM on the
+    equal-weight kernel trained on the annotated training proteins and
+    scored on the annotated test proteins only. The kernel blocks are built
+    here with the same KernelBlocks on those index sets, so LIBSVM gets the
+    same numbers and its (deterministic) solution, hence the AUC, must be the
+    same: the test checks the masks, not the kernels (tested above against
+    scipy's expm)."""
+    from sklearn.metrics import roc_auc_score
+    from sklearn.svm import SVC
+
+    from biokernels.kernels.diffusion import diffusion_spectra
+    from biokernels.protein_function import KernelBlocks
+
+    A, d, P, labels, train = planted_small
+    ann = annotated_mask(labels)
+    assert 0 < (~ann).sum() < len(ann)
+    betas = diffusion_betas(4, 0.5)
+    res = evaluate_split(P, d, labels, train, betas, 1e-6, [1.0], 2, 0, formulations=("mDKL",),
+                         device="cpu", eval_mask=ann)
+    tr, te = np.flatnonzero(train & ann), np.flatnonzero(~train & ann)
+    Ktr, Kte = KernelBlocks(P, tr, te, "cpu")(diffusion_spectra(d, betas).mean(axis=0))
+    got = res.roc[res.roc["method"] == "eBaseline"].set_index("task")["auc"]
+    unmasked = evaluate_split(P, d, labels, train, betas, 1e-6, [1.0], 2, 0, formulations=("mDKL",),
+                              device="cpu")
+    for k, task in enumerate(labels.columns):
+        y = labels[task].to_numpy()
+        svc = SVC(kernel="precomputed", C=1.0).fit(Ktr, y[tr])
+        assert got[task] == roc_auc_score(y[te], svc.decision_function(Kte))   # same inputs, same bits
+    # and excluding changes the test set (all unannotated test proteins were negatives)
+    assert not np.allclose(got.to_numpy(),
+                           unmasked.roc[unmasked.roc["method"] == "eBaseline"]["auc"].to_numpy())
+
+
+def test_scale_choice_uses_training_labels_only_and_finds_the_real_network():
+    """Planted ground truth: a candidate whose eigenvectors are those of an
+    unrelated random graph carries no information about the functions
+    (inner AUC 0.5 in expectation), while the planted network's kernels reach
+    a test AUC near 0.75 (the planted-combination test above); with 12 tasks
+    x 3 folds of ~90 proteins the inner mean AUC's standard error is about
+    0.02, so the real network wins by many standard errors. And the choice
+    (the whole table) does not change when the test proteins' labels are
+    scrambled: it uses training labels only."""
+    edges, labels, split = planted_function_network(400, 4000, 12, np.random.default_rng(0))
+    _, A = adjacency_matrix(edges, list(labels.index))
+    d, P = laplacian_eigh(laplacian(A))
+    train = (split == "train").to_numpy()
+    rng = np.random.default_rng(0)
+    R = np.triu(rng.random((400, 400)) < 0.05, 1)
+    dr, Pr = laplacian_eigh(laplacian((R | R.T).astype(float)))
+    cands = [ScaleCandidate("random graph", "unnormalized", 0.1, Pr, dr),
+             ScaleCandidate("real", "unnormalized", 0.1, P, d)]
+    chosen, table = choose_kernel_scale(cands, labels, train, 60, 1e-6, [1.0, 10.0], 3, 0, device="cpu")
+    assert cands[chosen].name == "real"
+    score = table.groupby("candidate")["score"].first()
+    assert score["real"] - score["random graph"] > 0.1          # 5 standard errors
+    assert len(table) == 4 and table.groupby("candidate")["chosen"].first().to_dict() == {
+        "random graph": False, "real": True}
+    scrambled = labels.copy()
+    test = np.flatnonzero(~train)
+    scrambled.iloc[test] = rng.permutation(scrambled.iloc[test].to_numpy())
+    chosen2, table2 = choose_kernel_scale(cands, scrambled, train, 60, 1e-6, [1.0, 10.0], 3, 0,
+                                          device="cpu")
+    assert chosen2 == chosen
+    pd.testing.assert_frame_equal(table, table2)
+
+
+def test_run_split_fixed_scale_records_it_and_matches_evaluate_split(planted_small):
+    A, d, P, labels, train = planted_small
+    cfg = {"n_kernels": 4, "beta_step": 0.5, "lam": 1e-6, "formulations": ["mDKL"], "solver": "auto",
+           "svm_C_grid": [1.0], "inner_folds": 2, "laplacian": "unnormalized", "kernel_scale": "fixed",
+           "unannotated": "negative"}
+    res, scale = run_split(cfg, {"unnormalized": (d, P)}, labels, train, 0, device="cpu")
+    direct = evaluate_split(P, d, labels, train, diffusion_betas(4, 0.5), 1e-6, [1.0], 2, 0,
+                            formulations=("mDKL",), device="cpu")
+    pd.testing.assert_frame_equal(res.roc, direct.roc)        # the same computation, deterministic
+    assert scale["chosen"].all() and scale["beta_step"].tolist() == [0.5]
+    with pytest.raises(ValueError, match="needs the eigendecomposition of the normalized"):
+        run_split({**cfg, "laplacian": "normalized"}, {"unnormalized": (d, P)}, labels, train, 0,
+                  device="cpu")

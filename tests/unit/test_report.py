@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from biokernels.report import (VERDICTS, Context, PaperValuesError, SelectorError, judge, load_paper_values,
-                               reproduction_table, required_tables, schema_errors, select_value, verdict_counts)
+from biokernels.report import (VERDICT_KINDS, Context, PaperValuesError, SelectorError, judge, label_verdict,
+                               load_paper_values, reproduction_table, required_tables, schema_errors, select_value,
+                               table_html, verdict_counts, verdict_kind)
 
 REPO = Path(__file__).resolve().parents[2]
 PAPER_VALUES = REPO / "config/paper_values.yaml"
@@ -150,6 +151,8 @@ def test_verdicts(entry, reproduced, paper_data, verdict):
 
 
 def test_difference_is_signed():
+    # differences of decimal literals: exact up to their binary rounding (pytest.approx's
+    # default rel 1e-6 absorbs it), here and in the tables below
     assert judge(0.8, {"value": 0.85, "tolerance": 0.1}, True)[0] == pytest.approx(-0.05)
     assert judge(0.95, {"bound": {"op": ">", "value": 0.9}, "tolerance": 0}, True)[0] == pytest.approx(0.05)
     assert judge(0.05, {"bound": {"op": "within", "value": 0.03}, "tolerance": 0}, True)[0] == pytest.approx(0.02)
@@ -169,7 +172,8 @@ def test_reproduction_table_one_row_per_entry(tmp_path):
     assert row.loc["mdkl_beats_e", "verdict"] == "reproduced"
     assert row.loc["vm_mdkl", "verdict"] == "not run" and "dkl_vonmering" in row.loc["vm_mdkl", "note"]
     assert row.loc["pk_auc", "verdict"] == "not run" and "pimkl" in row.loc["pk_auc", "note"]
-    assert set(verdict_counts(table)) == set(VERDICTS) and sum(verdict_counts(table).values()) == 4
+    assert set(verdict_counts(table)) == set(VERDICT_KINDS) and sum(verdict_counts(table).values()) == 4
+    assert (table["deviation"] == "").all()  # no entry states a deviation
 
 
 def test_synthetic_data_is_not_comparable_but_shown(tmp_path):
@@ -221,6 +225,90 @@ def test_reducers_and_groups():
     assert select_value(t, grouped, "e", "t") == pytest.approx(0.7)
 
 
+# --- entries with a stated deviation from the paper's protocol ---------------
+
+_DEV = "beta grid ends at -0.5 instead of the paper's -1"
+
+
+def _doc_with_deviations():
+    """The protocol entry t2_mdkl (paper 0.85 +- 0.02, mean_roc.tsv) and two
+    siblings that differ only by their table and a `deviation`."""
+    doc = _doc()
+    proto = doc["entries"][0]
+    dev = copy.deepcopy(proto)
+    dev.update(id="t2_mdkl_short_grid", deviation=_DEV)
+    dev["source"]["table"] = "diffusion/{dkl_ligand}/tables/mean_roc_short_grid.tsv"
+    dev2 = copy.deepcopy(dev)
+    dev2.update(id="t2_mdkl_other_split", deviation="another split")
+    dev2["source"]["table"] = "diffusion/{dkl_ligand}/tables/mean_roc_other_split.tsv"
+    doc["entries"] = [proto, dev, dev2]
+    return doc
+
+
+def _write_table(results: Path, ds: str, name: str, mdkl: float):
+    path = results / f"diffusion/{ds}/tables/{name}.tsv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"method": ["mDKL"], "mean_roc": [mdkl]}).to_csv(path, sep="\t", index=False)
+
+
+def test_deviation_entry_is_a_row_of_its_own_with_a_labelled_verdict(tmp_path):
+    doc = _doc_with_deviations()
+    assert schema_errors(doc, SCHEMA) == []
+    _write_mean_roc(tmp_path, "real", mdkl=0.86)                       # protocol: |0.86 - 0.85| <= 0.02
+    _write_table(tmp_path, "real", "mean_roc_short_grid", 0.80)       # |0.80 - 0.85| = 0.05 > 0.02
+    _write_table(tmp_path, "real", "mean_roc_other_split", 0.84)      # within the tolerance
+    table = reproduction_table(doc, tmp_path, _ctx()).set_index("id")
+    # the protocol's row is untouched by its siblings
+    assert table.loc["t2_mdkl", "verdict"] == "reproduced" and table.loc["t2_mdkl", "deviation"] == ""
+    assert table.loc["t2_mdkl_short_grid", "verdict"] == f"differs with a stated deviation: {_DEV}"
+    assert table.loc["t2_mdkl_short_grid", "deviation"] == _DEV
+    assert table.loc["t2_mdkl_short_grid", "reproduced"] == pytest.approx(0.80)
+    assert table.loc["t2_mdkl_other_split", "verdict"] == "reproduced with a stated deviation: another split"
+    assert verdict_counts(table.reset_index()) == {
+        "reproduced": 1, "reproduced with a stated deviation": 1, "differs": 0,
+        "differs with a stated deviation": 1, "not comparable on this data": 0, "not run": 0}
+    html = table_html(table.reset_index(), doc)
+    assert "<th>deviation</th>" in html and f"<td class=''>{_DEV}</td>" in html
+    assert html.count("differs with a stated deviation") >= 2       # summary column and the row's verdict
+
+
+def test_deviation_entry_not_comparable_or_not_run_keeps_those_verdicts(tmp_path):
+    doc = _doc_with_deviations()
+    _write_mean_roc(tmp_path, "synthetic")
+    _write_table(tmp_path, "synthetic", "mean_roc_short_grid", 0.80)
+    # mean_roc_other_split.tsv not built
+    table = reproduction_table(doc, tmp_path, _ctx(("synthetic", False))).set_index("id")
+    assert table.loc["t2_mdkl_short_grid", "verdict"] == "not comparable on this data"
+    assert table.loc["t2_mdkl_short_grid", "deviation"] == _DEV   # the deviation is still stated
+    assert "differs" in table.loc["t2_mdkl_short_grid", "note"]    # what the numbers alone would say
+    assert table.loc["t2_mdkl_other_split", "verdict"] == "not run"
+    assert table.loc["t2_mdkl_other_split", "deviation"] == "another split"
+
+
+def test_label_verdict_and_verdict_kind():
+    assert label_verdict("reproduced", None) == "reproduced"
+    assert label_verdict("differs", "x") == "differs with a stated deviation: x"
+    assert label_verdict("not run", "x") == "not run"
+    for v in VERDICT_KINDS:
+        assert verdict_kind(v) == v
+    assert verdict_kind("reproduced with a stated deviation: a: b") == "reproduced with a stated deviation"
+    for bad in ("reproduced: x", "unknown"):
+        with pytest.raises(ValueError, match="verdict"):
+            verdict_kind(bad)
+
+
+@pytest.mark.parametrize("deviation, expect", [
+    ("", "should be non-empty"),
+    ("   ", "deviation is blank"),
+    (3, "3 is not of type 'string'"),
+])
+def test_deviation_must_name_the_change(deviation, expect):
+    doc = _doc()
+    doc["entries"][0]["deviation"] = deviation
+    errors = schema_errors(doc, SCHEMA)
+    assert len(errors) == 1 and "t2_mdkl" in errors[0] and expect in errors[0], errors
+
+
 def test_several_configured_datasets_give_one_row_each(tmp_path):
     _write_mean_roc(tmp_path, "a")
     _write_mean_roc(tmp_path, "b", mdkl=0.7)
@@ -255,3 +343,23 @@ def test_is_paper_data(study, source, declared, expect):
     from biokernels.report import is_paper_data
 
     assert is_paper_data(study, "x", source, declared) is expect
+
+
+def test_a_data_set_with_a_deviation_labels_its_rows_beside_the_protocols(tmp_path):
+    """The context's `deviations` (a data set carrying a change from the
+    paper's protocol, e.g. a diffusion source with the normalized Laplacian):
+    the same entry gives the protocol's row and a labelled row for it."""
+    doc = _doc()
+    doc["entries"] = doc["entries"][:1]                    # t2_mdkl: paper 0.85 +- 0.02
+    _write_mean_roc(tmp_path, "real", mdkl=0.77)           # the protocol misses
+    _write_mean_roc(tmp_path, "real_normalized", mdkl=0.84)
+    ctx = Context.from_mapping({"studies": ["diffusion"],
+                                "placeholders": {"dkl_ligand": {"real": True, "real_normalized": True},
+                                                 "dkl_vonmering": {}, "pk_dataset": {}},
+                                "deviations": {"real_normalized": "normalized Laplacian"}})
+    table = reproduction_table(doc, tmp_path, ctx)
+    by_ds = {r["note"]: r for _, r in table.iterrows()}
+    assert by_ds["dkl_ligand=real"]["verdict"] == "differs" and by_ds["dkl_ligand=real"]["deviation"] == ""
+    row = by_ds["dkl_ligand=real_normalized"]
+    assert row["verdict"] == "reproduced with a stated deviation: normalized Laplacian"
+    assert row["deviation"] == "normalized Laplacian"

@@ -8,6 +8,19 @@ from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 
 from biokernels.kernels.ntk import ntk_relu, ntk_relu_indexed
 from biokernels.solvers.ridge import NTKRidge, cholesky_inplace, solve_ridge
+from tolerances import EPS64, cholesky_factor_error, prediction_error_bound, solve_rtol
+
+
+def direct_solve_bounds(K, lam, alpha, Kt):
+    """For two backward-stable solves of (K + lam I) a = Y: ||a1 - a2|| per column
+    <= 2 n eps cond ||a|| (tolerances.solve_rtol), and |Kt (a1 - a2)|_i <= ||kt_i||
+    times that plus the rounding of the product (n eps |Kt| |a|)."""
+    A = K + lam * np.eye(K.shape[0])
+    a = np.asarray(alpha).reshape(K.shape[0], -1)
+    da = 2 * solve_rtol(A) * np.linalg.norm(a, axis=0)
+    dp = (np.linalg.norm(Kt, axis=1)[:, None] * da[None, :]
+          + 2 * K.shape[0] * EPS64 * np.abs(Kt) @ np.abs(a))
+    return da, dp
 
 
 def spd(n, seed=0, dtype=np.float64):
@@ -33,10 +46,14 @@ def ntk_problem():
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_cholesky_inplace_equals_lapack(n, block, order):
     K = np.asarray(spd(n, seed=n), order=order)
+    K0 = K.copy()
     ref = np.linalg.cholesky(K)
     out = cholesky_inplace(K, block_size=block)
     assert out is K
-    np.testing.assert_allclose(np.tril(K), ref, rtol=1e-10, atol=1e-12)
+    # each factor is within its residual-based bound of the exact one (Higham Thm 10.8;
+    # ~n eps cond(K) relative, cond ~ 40 here)
+    bound = cholesky_factor_error(K0, K) + cholesky_factor_error(K0, ref)
+    assert np.linalg.norm(np.tril(K) - ref) <= bound
 
 
 def test_cholesky_inplace_torch_float32_and_upper_triangle():
@@ -45,7 +62,11 @@ def test_cholesky_inplace_torch_float32_and_upper_triangle():
     K = K0.to(torch.float32).clone()
     cholesky_inplace(K, block_size=block)
     ref = torch.linalg.cholesky(K0)
-    torch.testing.assert_close(torch.tril(K).double(), ref, rtol=0, atol=2e-5)
+    # float32: the factor is exact for K0 + E with E its (float64-evaluated) residual,
+    # which includes the float32 rounding of K0 (eps32/2 |K0|); Higham Thm 10.8 turns
+    # that into a bound on the factor (~cond eps32 ||R||: ~1e-5 here)
+    bound = cholesky_factor_error(K0.numpy(), K.numpy()) + cholesky_factor_error(K0.numpy(), ref.numpy())
+    assert torch.linalg.norm(torch.tril(K).double() - ref).item() <= bound
     # strictly upper triangle: zero inside the diagonal blocks, untouched elsewhere
     upper = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
     blocks = torch.zeros(n, n, dtype=torch.bool)
@@ -57,10 +78,12 @@ def test_cholesky_inplace_torch_float32_and_upper_triangle():
 
 def test_cholesky_inplace_reads_only_the_lower_triangle():
     K = spd(90, seed=4)
+    K0 = K.copy()
     ref = np.linalg.cholesky(K)
     K[np.triu_indices(90, 1)] = np.nan  # garbage above the diagonal
     cholesky_inplace(K, block_size=32)
-    np.testing.assert_allclose(np.tril(K), ref, rtol=1e-10, atol=1e-12)
+    bound = cholesky_factor_error(K0, np.tril(K)) + cholesky_factor_error(K0, ref)   # as above
+    assert np.linalg.norm(np.tril(K) - ref) <= bound
 
 
 def test_cholesky_inplace_not_positive_definite_names_the_row():
@@ -81,13 +104,17 @@ def test_solve_ridge_matches_sklearn(ntk_problem, lam):
     X, Y, Xt, K, Kt = ntk_problem
     ref = SkKernelRidge(alpha=lam, kernel="precomputed").fit(K, Y)
     alpha, info = solve_ridge(K, Y, lam, method="cholesky", block_size=64, check_residual=True)
-    assert info["method"] == "cholesky" and info["residual_max"] < 1e-10
-    np.testing.assert_allclose(alpha, ref.dual_coef_, rtol=1e-7, atol=1e-9)
-    np.testing.assert_allclose(Kt @ alpha, ref.predict(Kt), rtol=1e-8, atol=1e-10)
+    # backward stable: ||r|| <~ n eps ||A|| ||a|| <= n eps cond(A) ||Y|| (cond ~ 5e3 here)
+    A = K + lam * np.eye(len(K))
+    assert info["method"] == "cholesky" and info["residual_max"] <= solve_rtol(A)
+    # two backward-stable solves of the same system (scikit-learn: scipy's Cholesky)
+    da, dp = direct_solve_bounds(K, lam, ref.dual_coef_, Kt)
+    assert np.all(np.linalg.norm(alpha - ref.dual_coef_, axis=0) <= da)
+    assert np.all(np.abs(Kt @ alpha - ref.predict(Kt)) <= dp)
     # 1-D right-hand side keeps its shape
     a1, _ = solve_ridge(K, Y[:, 0], lam, method="cholesky")
     assert a1.shape == (400,)
-    np.testing.assert_allclose(a1, ref.dual_coef_[:, 0], rtol=1e-7, atol=1e-9)
+    assert np.linalg.norm(a1 - ref.dual_coef_[:, 0]) <= da[0]
 
 
 def test_solve_ridge_overwrite_factors_in_place(ntk_problem):
@@ -96,7 +123,11 @@ def test_solve_ridge_overwrite_factors_in_place(ntk_problem):
     alpha_copy, _ = solve_ridge(Kc, Y, 0.1, method="cholesky", block_size=64)
     assert np.array_equal(Kc, K)  # overwrite=False leaves K alone
     alpha, _ = solve_ridge(Kc, Y, 0.1, method="cholesky", block_size=64, overwrite=True)
-    np.testing.assert_allclose(np.tril(Kc), np.linalg.cholesky(K + 0.1 * np.eye(400)), rtol=1e-9, atol=1e-12)
+    A = K + 0.1 * np.eye(400)
+    bound = cholesky_factor_error(A, np.tril(Kc)) + cholesky_factor_error(A, np.linalg.cholesky(A))
+    assert np.linalg.norm(np.tril(Kc) - np.linalg.cholesky(A)) <= bound      # Higham Thm 10.8
+    # the same blocked factorisation of the same numbers, in place or on a copy:
+    # identical arithmetic (the tolerance only absorbs rounding)
     np.testing.assert_allclose(alpha, alpha_copy, rtol=1e-12, atol=1e-14)
 
 
@@ -107,15 +138,26 @@ def test_cg_agrees_with_cholesky_float64(ntk_problem, preconditioner):
     a_ch, _ = solve_ridge(K, Y, lam, method="cholesky")
     a_cg, info = solve_ridge(K, Y, lam, method="cg", tol=1e-10, max_iter=2000, preconditioner=preconditioner,
                              precond_rank=100, check_residual=True)
-    assert info["converged"] and info["residual_kind"] == "true" and info["residual_max"] < 1e-9
+    # CG stops on its recursive residual <= tol = 1e-10; the true one drifts from it by
+    # <~ iterations eps cond(A) (Greenbaum 1997), ~2e-11 per 100 iterations here
+    A = K + lam * np.eye(len(K))
+    drift = info["iterations"] * solve_rtol(A) / len(K)
+    assert info["converged"] and info["residual_kind"] == "true"
+    assert info["residual_max"] <= 1e-10 + drift
+    # exact: Kt (a_cg - a*) = -Kt A^-1 r (tolerances.prediction_error_bound), plus the
+    # Cholesky solution's own error (direct_solve_bounds, half of it)
     p_ch, p_cg = Kt @ a_ch, Kt @ a_cg
-    assert np.abs(p_cg - p_ch).max() <= 1e-6 * np.abs(p_ch).max()
+    bound = prediction_error_bound(A, Kt, Y - A @ a_cg) + direct_solve_bounds(K, lam, a_ch, Kt)[1]
+    assert np.all(np.abs(p_cg - p_ch) <= bound)
 
 
 def test_nystrom_preconditioner_cuts_iterations(ntk_problem):
     X, Y, Xt, K, Kt = ntk_problem
     its = {p: solve_ridge(K, Y, 1e-3, method="cg", tol=1e-8, max_iter=3000, preconditioner=p,
                           precond_rank=100)[1]["iterations"] for p in ("nystrom", None)}
+    # CG needs ~sqrt(cond) iterations: sqrt(lambda_max / lambda_min) ~ 72 for K + 1e-3 I,
+    # ~sqrt(lambda_101 / lam) ~ 26 after a rank-100 Nystrom preconditioner (spectrum of
+    # this K); the clustered top of the spectrum makes plain CG slower still
     assert its["nystrom"] < its[None] / 3, its
 
 
@@ -131,8 +173,18 @@ def test_float32_cholesky_and_cg_close_to_float64(ntk_problem):
     a_cg, info = solve_ridge(torch.tensor(K, dtype=torch.float32), Y, lam, method="cg", tol=1e-5)
     assert info["converged"]
     scale = np.abs(p64).max()
+    A = K + lam * np.eye(len(K))
     for a in (a_ch, a_cg):
-        assert np.abs(Kt @ a.double().numpy() - p64).max() < 1e-3 * scale
+        a = a.double().numpy()
+        # exact: the float64 residual of the float32 solution bounds its prediction
+        # error (tolerances.prediction_error_bound), ~1e-4 of the scale here: the
+        # residual is ~eps32 ||A|| ||a|| (float32 rounding of K, Cholesky) or ~tol ||Y||
+        # (CG, tol = 1e-5), times sqrt(k(x, x) / lambda_min) ~ 4. 1e-3 of the scale is
+        # what the test asks of a float32 solve.
+        err = np.abs(Kt @ a - p64)
+        bound = prediction_error_bound(A, Kt, Y - A @ a) + direct_solve_bounds(K, lam, a64, Kt)[1]
+        assert np.all(err <= bound)
+        assert err.max() < 1e-3 * scale
 
 
 def test_auto_switches_on_size(ntk_problem):
@@ -176,13 +228,15 @@ def test_ntkridge_matches_sklearn_with_the_same_kernel(ntk_problem):
     lam = 0.05
     ref = SkKernelRidge(alpha=lam, kernel="precomputed").fit(K, Y)
     model = NTKRidge(lam=lam, device="cpu").fit(X, Y)
-    np.testing.assert_allclose(model.predict(Xt), ref.predict(Kt), rtol=1e-8, atol=1e-10)
+    # the same Gram (ntk_relu), two backward-stable solves: direct_solve_bounds
+    dp = direct_solve_bounds(K, lam, ref.dual_coef_, Kt)[1]
+    assert np.all(np.abs(model.predict(Xt) - ref.predict(Kt)) <= dp)
     assert model.predict(Xt[:, :]).shape == (50, 3)
     # precomputed Gram, and a 1-D target
     g = NTKRidge(lam=lam).fit_gram(K, Y[:, 1])
     p = g.predict_gram(Kt)
     assert p.shape == (50,)
-    np.testing.assert_allclose(p, ref.predict(Kt)[:, 1], rtol=1e-8, atol=1e-10)
+    assert np.all(np.abs(p - ref.predict(Kt)[:, 1]) <= dp[:, 1])
     with pytest.raises(ValueError, match="predict_gram"):
         g.predict(Xt)
     with pytest.raises(ValueError, match="not fitted"):
@@ -206,5 +260,8 @@ def test_ntkridge_on_an_indexed_gram_matches_sklearn():
     K = ntk_relu_indexed(D @ D.T, C @ C.T, tr, dtype=torch.float64)
     Kt = ntk_relu_indexed(D @ D.T, C @ C.T, te, tr, dtype=torch.float64)
     ref = SkKernelRidge(alpha=1.0, kernel="precomputed").fit(K.numpy(), Y).predict(Kt.numpy())
+    Kn, Ktn = K.numpy(), Kt.numpy()                      # before fit_gram overwrites K
+    a_ref = np.linalg.solve(Kn + np.eye(len(Kn)), Y)
+    dp = direct_solve_bounds(Kn, 1.0, a_ref, Ktn)[1]
     got = NTKRidge(lam=1.0).fit_gram(K, Y, overwrite=True).predict_gram(Kt)
-    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-11)
+    assert np.all(np.abs(got - ref) <= dp)               # two backward-stable solves

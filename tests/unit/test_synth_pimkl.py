@@ -50,12 +50,17 @@ def test_layout_and_readers(small):
             assert not planted_genes & set(genes)
     for name, n in {"c1": 120, "c2": 90, "multiomics": 400}.items():
         X, y, c = read_cohort(out / "cohorts" / name / "expression.tsv", out / "cohorts" / name / "labels.tsv")
+        # prevalence is drawn uniform in [0.30, 0.40] and labels are its top quantile (exact
+        # up to ties): 0.25-0.45 is the generator's range with rounding room
         assert c["samples"] == n and 0.25 <= y.mean() <= 0.45
         assert X.shape[1] == truth["cohorts"][name]["genes_measured"]
         assert (X.shape[1] < 600) == (name != "multiomics")   # platforms miss some genes
     cna, _ = read_expression_tsv(out / "cohorts" / "multiomics" / "cna.tsv")
     mrna, _ = read_expression_tsv(out / "cohorts" / "multiomics" / "expression.tsv")
     r = np.mean([np.corrcoef(cna[g], mrna[g])[0, 1] for g in mrna.columns[:100]])
+    # planted rho = 0.5; a sample correlation of 400 pairs has sd (1 - rho^2) / sqrt(400)
+    # ~ 0.04, the mean of 100 genes ~0.004: the window is wide (it also allows for the
+    # measured mRNA's transform)
     assert 0.35 < r < 0.65
 
 
@@ -70,5 +75,8 @@ def test_planted_pathways_are_predictive(small):
     auc = pathway_auc(K, y.to_numpy())
     planted = np.array([p.name in info["planted_pathways"] for p in pws])
     assert planted.sum() == 3
+    # null AUC of a pathway without signal on 400 samples (~35 % positive) has sd
+    # sqrt((n+ + n- + 1) / (12 n+ n-)) ~ 0.03; the mean of the 9 unplanted ~0.01, so
+    # 0.06 is ~6 sd; planted ones carry the label signal (0.65 ~ 5 null sd above 0.5)
     assert auc[planted].min() > 0.65
     assert abs(auc[~planted].mean() - 0.5) < 0.06

@@ -200,7 +200,8 @@ def test_a_data_set_with_its_own_beta_grid_on_the_same_splits(workdir):
     `splits_of` gives it the same network, tasks and splits as the other."""
     tiny = yaml.safe_load(TINY_DKL.read_text())["diffusion"]["sources"]["tiny"]
     cfg = {"diffusion": {"datasets": ["tiny", "tiny_fine"],
-                         "sources": {"tiny_fine": {**tiny, "beta_step": 0.25, "splits_of": "tiny"}}}}
+                         "sources": {"tiny_fine": {**tiny, "beta_step": 0.25, "splits_of": "tiny",
+                                                   "deviation": "beta step 0.25"}}}}
     path = workdir / "config/fine.yaml"
     path.write_text(yaml.safe_dump(cfg))
     targets = [f"results/diffusion/{ds}/splits/00/kernel_roc.tsv" for ds in ("tiny", "tiny_fine")]
@@ -211,6 +212,7 @@ def test_a_data_set_with_its_own_beta_grid_on_the_same_splits(workdir):
         assert (res / "tiny" / f).read_bytes() == (res / "tiny_fine" / f).read_bytes(), f
     betas = {ds: sorted(set(pd.read_csv(workdir / f"results/diffusion/{ds}/splits/00/kernel_roc.tsv",
                                         sep="\t")["beta"])) for ds in ("tiny", "tiny_fine")}
+    # -step * i in float64, through a TSV: pytest.approx's default rel 1e-6 absorbs rounding
     assert betas["tiny"] == pytest.approx([-0.5 * i for i in range(6, 0, -1)])      # the config's 0.5
     assert betas["tiny_fine"] == pytest.approx([-0.25 * i for i in range(6, 0, -1)])
 
@@ -220,6 +222,10 @@ def test_a_data_set_with_its_own_beta_grid_on_the_same_splits(workdir):
     ({"splits_of": "tiny", "n_edges": 500}, r"differ in \['n_edges'\]"),
     ({"splits_of": "tiny", "beta_step": float("nan")}, "tiny_fine.beta_step.*finite"),
     ({"generator": {"planted_mix": [0.3, 0.3, 0.4]}}, "tiny_fine.generator: planted_betas"),
+    # a departure from the paper's protocol must say so (its rows are labelled with it)
+    ({"splits_of": "tiny", "laplacian": "normalized"}, r"tiny_fine: \['laplacian'\] depart from the paper"),
+    ({"splits_of": "tiny", "beta_step": 0.02}, r"tiny_fine: \['beta_step'\] depart from the paper"),
+    ({"splits_of": "tiny", "laplacian": "sym"}, "laplacian"),
 ])
 def test_bad_grid_and_splits_settings_fail_at_parse_naming_the_key(workdir, fine, match):
     tiny = yaml.safe_load(TINY_DKL.read_text())["diffusion"]["sources"]["tiny"]
@@ -229,6 +235,35 @@ def test_bad_grid_and_splits_settings_fail_at_parse_naming_the_key(workdir, fine
     proc = run_snakemake(["-n", "dkl_table2", "--configfile", str(TINY_DKL), str(path)], workdir, check=False)
     assert proc.returncode != 0
     assert re.search(match, proc.stdout + proc.stderr), proc.stdout + proc.stderr
+
+
+def test_protocol_and_train_only_scale_choice_side_by_side(workdir):
+    """dkl_protocols: the paper's protocol and a deviation data set (the
+    train-only kernel-scale choice) on the same splits, one table; the choice
+    is recorded per split, and the reproduction context labels the
+    deviation's rows."""
+    tiny = yaml.safe_load(TINY_DKL.read_text())["diffusion"]["sources"]["tiny"]
+    cfg = {"diffusion": {"datasets": ["tiny", "tiny_cv"], "n_random_splits": 1,
+                         "sources": {"tiny_cv": {**tiny, "splits_of": "tiny", "kernel_scale": "inner_cv",
+                                                 "deviation": "scale by inner CV"}},
+                         "kernel_scale_cv": {"formulation": "mDKL", "candidates": [
+                             {"laplacian": "unnormalized", "step_factor": 1.0},
+                             {"laplacian": "normalized", "step_factor": 1.0}]}}}
+    path = workdir / "config/cv.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    run_snakemake(["--cores", "2", "dkl_protocols", "--configfile", str(TINY_DKL), str(path)], workdir)
+    table = pd.read_csv(workdir / "results/diffusion/protocols_ligand.tsv", sep="\t")
+    assert set(table["dataset"]) == {"tiny", "tiny_cv"}
+    assert set(table.loc[table["dataset"] == "tiny", "protocol"]) == {"paper"}
+    assert set(table.loc[table["dataset"] == "tiny_cv", "deviation"]) == {"scale by inner CV"}
+    assert (table["n_splits"] == 2).all()
+    for split in ("00", "01"):
+        scale = pd.read_csv(workdir / f"results/diffusion/tiny_cv/splits/{split}/kernel_scale.tsv", sep="\t")
+        assert len(scale) == 2 * 2                     # 2 candidates x the 2 values of svm_C_grid
+        assert scale.groupby("candidate")["chosen"].nunique().eq(1).all()
+        assert scale.drop_duplicates("candidate")["chosen"].sum() == 1
+        fixed = pd.read_csv(workdir / f"results/diffusion/tiny/splits/{split}/kernel_scale.tsv", sep="\t")
+        assert fixed["chosen"].all() and set(fixed["laplacian"]) == {"unnormalized"}
 
 
 def test_missing_input_file_fails_before_any_job_naming_the_key(workdir):
@@ -261,9 +296,10 @@ def test_drug_screen_end_to_end_on_a_small_screen(workdir):
     assert counts["without a parseable SMILES (dropped)"] == params["planted"]["n_bad_compounds"]
     assert counts["treatment dose < 0, e.g. -666 missing code (dropped)"] == params["planted"]["n_missing_dose_instances"]
     # The paper's claim on the default data: projection + translation beats the
-    # mean and the target-only NTK on seen drugs by every metric.
+    # mean and the target-only NTK on seen drugs by every metric (the paper's
+    # three, its Pearson r as printed, and the centred Pearson r).
     a = pd.read_csv(base / "tables/fig4a.tsv", sep="\t").pivot(index="model", columns="metric", values="mean")
-    for metric in ("r2", "cosine", "pearson_r"):
+    for metric in ("r2", "cosine", "pearson_r_paper", "pearson_r_centred"):
         assert a.loc["projection_translation", metric] > a.loc["baseline", metric] > a.loc["mean", metric], metric
     c = pd.read_csv(base / "tables/fig4c.tsv", sep="\t")
     pt = c[(c["model"] == "projection_translation") & (c["metric"] == "r2")]
@@ -329,6 +365,47 @@ def test_drug_screen_end_to_end_on_a_small_screen(workdir):
     (workdir / "m2v_bad.yaml").write_text(yaml.safe_dump(cfg))
     proc = run_snakemake(["-n", "screen_fig4a", "--configfile", str(workdir / "m2v_bad.yaml")], workdir, check=False)
     assert proc.returncode != 0 and "mol2vec_model_path" in proc.stdout + proc.stderr
+
+
+def test_drug_screen_dose_time_key_preprocesses_then_stops_before_the_models(workdir):
+    """drug_screen.replicate_key [pert, cell, dose, time]: the preprocessed
+    files have one row per (drug, cell line, dose, time); every rule that
+    needs one row per (drug, cell line) -- the split, so the models and
+    figures, and DepMap -- stops the run while the DAG is built, naming the
+    key. The pooled run's count of pairs pooling several doses equals the
+    (drug, cell line) pairs with several dose rows here."""
+    from biokernels.io.gctx import read_gctx_meta
+
+    cfg = yaml.safe_load(TINY_DS.read_text())
+    cfg["drug_screen"]["sources"]["tiny"]["replicates"] = 3  # 3 instances a pair, each dose drawn (1 in TINY_DS)
+    cfg["drug_screen"]["replicate_key"] = ["pert", "cell", "dose", "time"]
+    by_dose = workdir / "by_dose.yaml"
+    by_dose.write_text(yaml.safe_dump(cfg))
+    for target in ("screen_fig4a", "depmap_figS9a"):
+        proc = run_snakemake(["-n", target, "--configfile", str(by_dose)], workdir, check=False)
+        assert proc.returncode != 0, target
+        assert "drug_screen.replicate_key is [pert, cell, dose, time]" in proc.stdout + proc.stderr, target
+    pre = workdir / "results/drug_screen/tiny/preprocessed"
+    run_snakemake(["--cores", "1", str(pre.relative_to(workdir) / "pairs.tsv"), "--configfile", str(by_dose)],
+                  workdir)
+    rows = pd.read_csv(pre / "pairs.tsv", sep="\t", index_col=0)
+    assert rows.index.str.fullmatch(r"[^:]+:[^:]+:[0-9.e+-]+uM:[0-9.]+h").all()
+    assert rows.groupby(["pert_id", "cell_id", "dose_um", "time_h"]).ngroups == len(rows)
+    assert list(read_gctx_meta(pre / "expression.gctx", axis="col").index) == list(rows.index)
+    several = int((rows.groupby(["pert_id", "cell_id"]).size() > 1).sum())
+    counts = pd.read_csv(pre / "counts.tsv", sep="\t").set_index("reason")["n"]
+    assert counts["drug x cell line pairs with several dose/time rows"] == several > 0
+    assert "doses of the kept treatments (field pert_dose" in (
+        workdir / "results/drug_screen/tiny/logs/preprocess.log").read_text()
+    cfg["drug_screen"]["replicate_key"] = ["pert", "cell"]
+    pooled = workdir / "pooled.yaml"
+    pooled.write_text(yaml.safe_dump(cfg))
+    run_snakemake(["--cores", "1", str(pre.relative_to(workdir) / "pairs.tsv"), "--configfile", str(pooled)],
+                  workdir)
+    counts = pd.read_csv(pre / "counts.tsv", sep="\t").set_index("reason")["n"]
+    assert counts["pooling several doses or times (averaged as replicates)"] == several
+    pairs = pd.read_csv(pre / "pairs.tsv", sep="\t", index_col=0)
+    assert pairs["n_replicates"].sum() == rows["n_replicates"].sum()   # the generator has no unknown time
 
 
 def test_drug_screen_geo_download_rules_against_local_files(workdir):

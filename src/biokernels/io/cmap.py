@@ -12,11 +12,37 @@ gene table, :func:`preprocess_cmap`:
 3. keeps chemical perturbations (``pert_type == trt_cp``) with a dose >= 0
    (L1000 codes a missing dose as -666) and a parseable SMILES, and vehicle
    controls (``ctl_vehicle``);
-4. drops every gene that equals 1 after scaling in any kept sample (the
-   paper: "removed all genes that were 1 upon log2(x+1) scaling", 135 genes
-   on CMAP, batch effects per cell line);
-5. averages the replicates of each (drug, cell line) pair, and the controls
-   of each cell line: that mean is the cell line's embedding.
+4. drops every gene that equals 1 after scaling in any kept sample -- only
+   when step 2 ran: the paper "removed all genes that were 1 upon
+   log2(x+1) scaling the data" (135 genes on CMAP, batch effects per cell
+   line); on input not transformed here (log2 level 3, z-scores) a value of
+   exactly 1.0 means nothing, so the filter is skipped and says so;
+5. averages the replicates of each (drug, cell line) pair -- as the paper,
+   pooling every dose and time of the pair (``replicate_key = ("pert",
+   "cell")``, the default; the pairs that mix doses or times are counted and
+   the dose range is logged) -- or of each (drug, cell line, dose, time)
+   (``replicate_key = ("pert", "cell", "dose", "time")``); and the controls
+   of each cell line: that mean is the cell line's embedding (a warning when
+   its values look like z-scores, see :func:`looks_like_zscores`). The paper:
+   "for each of the 116,228 observed drug and cell type combinations we then
+   averaged the gene expression over all the replicates", which pools doses:
+   on a real plate a compound's 6 doses (0.04-10 µM) pooled correlate
+   r = 0.49 with its 10 µM profile (issue #16), hence the counts.
+
+Dose and time fields by input layout (the numeric field + unit is used when
+both are present):
+
+* GEO level 3 ``inst_info`` (GSE92742, GSE70138) and the files of
+  ``biokernels.synth.drug_screen`` (synthetic and lincs2020_structure
+  sources): ``pert_dose`` + ``pert_dose_unit`` (µM), ``pert_time`` +
+  ``pert_time_unit`` (h);
+* GEO level 5 ``sig_info`` and the column metadata of cmapR's level-5 GCTX:
+  ``pert_idose`` ("10 µM") and ``pert_itime`` ("24 h"; "6 h & 4 h" for a
+  signature of two times, an unknown time).
+
+A layout without a dose (time) field is accepted: the dose is unknown, the
+dose >= 0 filter cannot run (counted, warned) and dose mixing is counted as
+unknown; ``replicate_key`` with dose and time is then an error.
 
 Each exclusion is counted with its reason; a matrix column without metadata,
 NaN/inf in the matrix and a cell line without controls are errors. The GCTX
@@ -41,6 +67,18 @@ TREATMENT = "trt_cp"
 CONTROL = "ctl_vehicle"
 MISSING_CODE = -666.0
 _UNIT_TO_UM = {"um": 1.0, "µm": 1.0, "μm": 1.0, "nm": 1e-3, "mm": 1e3, "pm": 1e-6, "m": 1e6}
+_UNIT_TO_H = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "min": 1 / 60, "mins": 1 / 60,
+              "minute": 1 / 60, "minutes": 1 / 60, "d": 24.0, "day": 24.0, "days": 24.0}
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\s\d]*)\s*$")
+POOLED_KEY = ("pert", "cell")
+DOSE_TIME_KEY = ("pert", "cell", "dose", "time")
+REPLICATE_KEYS = (POOLED_KEY, DOSE_TIME_KEY)
+DOSE_DIGITS = 3  # doses grouped and compared at 3 significant digits (9.99998 and 10 uM are one dose)
+# looks_like_zscores: thresholds of the rule (see its docstring)
+Z_MAX_ABS_MEAN = 0.25
+Z_SD_RANGE = (0.5, 2.0)
+Z_MIN_NEGATIVE = 0.2
+Z_MAX_MEAN_OVER_SD = 0.5
 
 
 def read_l1000_table(path: str | Path, required: list[str], index: str | None = None) -> pd.DataFrame:
@@ -99,6 +137,11 @@ def read_sample_info(path: str | Path) -> pd.DataFrame:
     return read_l1000_table(path, ["pert_id", "cell_id", "pert_type"], index=index)
 
 
+def _text(values) -> np.ndarray:
+    """NaN/None -> "" (pandas 3 keeps NaN through astype(str))."""
+    return np.array(["" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v) for v in values])
+
+
 def parse_dose_um(dose, unit=None) -> np.ndarray:
     """Doses in µM from L1000 metadata.
 
@@ -117,15 +160,11 @@ def parse_dose_um(dose, unit=None) -> np.ndarray:
     negative dose, dropped by the preprocessing); ``NaN`` where the text
     cannot be parsed.
     """
-    def text(values) -> np.ndarray:  # NaN/None -> "" (pandas 3 keeps NaN through astype(str))
-        return np.array(["" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v) for v in values])
-
-    dose = text(pd.Series(dose))
-    units = text(pd.Series(unit)) if unit is not None else np.array([""] * len(dose))
+    dose = _text(pd.Series(dose))
+    units = _text(pd.Series(unit)) if unit is not None else np.array([""] * len(dose))
     out = np.full(len(dose), np.nan)
-    pat = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\s\d]*)\s*$")
     for i, (d, u) in enumerate(zip(dose, units)):
-        m = pat.match(d)
+        m = _NUMBER.match(d)
         if not m:
             continue
         value = float(m.group(1))
@@ -142,6 +181,117 @@ def parse_dose_um(dose, unit=None) -> np.ndarray:
     return out
 
 
+def parse_time_h(time, unit=None) -> np.ndarray:
+    """Treatment times in hours from L1000 metadata.
+
+    Parameters
+    ----------
+    time : array-like of str or float
+        Numeric ``pert_time`` (with ``unit``) or text ``pert_itime`` such as
+        ``"24 h"``; ``-666`` is L1000's missing code.
+    unit : array-like of str, optional
+        ``pert_time_unit`` per value (h, hr, min, d, ...); ignored where the
+        text carries its own unit; hours assumed when absent.
+
+    Returns
+    -------
+    array of float, shape (n,), hours; ``NaN`` where the time is missing
+    (``-666``, any negative value, empty) or cannot be parsed (e.g. level 5's
+    ``"6 h & 4 h"`` of a signature brewed from two times, or an unknown unit).
+    """
+    time = _text(pd.Series(time))
+    units = _text(pd.Series(unit)) if unit is not None else np.array([""] * len(time))
+    out = np.full(len(time), np.nan)
+    for i, (t, u) in enumerate(zip(time, units)):
+        m = _NUMBER.match(t)
+        if not m:
+            continue
+        value = float(m.group(1))
+        if value < 0 or not np.isfinite(value):
+            continue
+        uname = (m.group(2) or u or "h").strip().lower()
+        if uname in ("", "-666", "nan"):
+            uname = "h"
+        factor = _UNIT_TO_H.get(uname)
+        out[i] = value * factor if factor is not None else np.nan
+    return out
+
+
+def round_dose(dose_um) -> np.ndarray:
+    """Doses (µM) at ``DOSE_DIGITS`` (3) significant digits, the precision at
+    which doses are grouped and compared: an instance's measured
+    ``pert_dose`` (9.99998) and its nominal dose (10) are one dose. NaN
+    stays NaN. Returns float array, same shape."""
+    d = np.asarray(dose_um, dtype=float)
+    return np.array([float(f"{v:.{DOSE_DIGITS}g}") if np.isfinite(v) else np.nan for v in d.ravel()]).reshape(d.shape)
+
+
+def _scale_stats(n: int, s1: np.ndarray, s2: np.ndarray, n_neg: np.ndarray) -> dict:
+    """Summary of values from per-gene sums: ``n`` samples, ``s1``/``s2`` per-gene
+    sum and sum of squares, ``n_neg`` per-gene count of negative values."""
+    if n == 0 or len(s1) == 0:
+        return {"n_samples": int(n), "median_abs_gene_mean": np.nan, "median_gene_sd": np.nan,
+                "negative_fraction": np.nan, "mean": np.nan, "sd": np.nan}
+    mean_g = s1 / n
+    sd_g = np.sqrt(np.maximum(s2 / n - mean_g ** 2, 0.0))
+    mean = float(s1.sum() / (n * len(s1)))
+    sd = float(np.sqrt(max(s2.sum() / (n * len(s1)) - mean ** 2, 0.0)))
+    return {"n_samples": int(n), "median_abs_gene_mean": float(np.median(np.abs(mean_g))),
+            "median_gene_sd": float(np.median(sd_g)), "negative_fraction": float(n_neg.sum() / (n * len(s1))),
+            "mean": mean, "sd": sd}
+
+
+def looks_like_zscores(x=None, *, stats: dict | None = None) -> tuple[bool, dict]:
+    """Whether expression values look like z-scores (L1000 level 4/5, e.g.
+    MODZ signatures) rather than log expression, for the control embedding.
+
+    Level 4/5 values are standardised against a plate or population, so a
+    mean of vehicle controls is about 0 in every cell line and carries no
+    cell identity; log2 expression (level 3, or log2(x+1) of linear
+    intensities) is >= 0, with per-gene means of about 2-15.
+
+    Rule (population statistics over all values, each gene over the samples):
+    the values look like z-scores when either
+
+    (a) per-gene standardised: the median over genes of ``|mean_g|`` is <=
+        ``Z_MAX_ABS_MEAN`` (0.25) and the median over genes of ``sd_g`` lies
+        in ``Z_SD_RANGE`` ([0.5, 2]); or
+    (b) centred at 0 with negatives: at least ``Z_MIN_NEGATIVE`` (20 %) of the
+        values are negative and ``|mean| <= Z_MAX_MEAN_OVER_SD * sd`` (0.5)
+        over all values.
+
+    Parameters
+    ----------
+    x : array-like, shape (n_samples, n_genes), optional
+        The values (e.g. the control samples, or a cells x genes table).
+    stats : dict, optional
+        Instead of ``x``: the output of the internal per-gene sums summary
+        (keys ``median_abs_gene_mean``, ``median_gene_sd``,
+        ``negative_fraction``, ``mean``, ``sd``), for values streamed in chunks.
+
+    Returns
+    -------
+    (flag, stats) : bool and the dict of statistics, with ``rule``: which of
+    (a), (b) fired ("" when none). No values (``n_samples`` 0) -> False.
+    """
+    if stats is None:
+        a = np.asarray(x, dtype=float)
+        if a.ndim != 2:
+            raise ValueError(f"looks_like_zscores: expected a 2-D samples x genes array, got shape {a.shape}")
+        stats = _scale_stats(a.shape[0], a.sum(axis=0), (a ** 2).sum(axis=0), (a < 0).sum(axis=0))
+    stats = dict(stats)
+    if not np.isfinite(stats.get("mean", np.nan)):
+        stats["rule"] = ""
+        return False, stats
+    rule_a = (stats["median_abs_gene_mean"] <= Z_MAX_ABS_MEAN
+              and Z_SD_RANGE[0] <= stats["median_gene_sd"] <= Z_SD_RANGE[1])
+    rule_b = (stats["negative_fraction"] >= Z_MIN_NEGATIVE
+              and abs(stats["mean"]) <= Z_MAX_MEAN_OVER_SD * stats["sd"])
+    stats["rule"] = "+".join(r for r, ok in (("a: per-gene mean ~0, sd ~1", rule_a),
+                                            ("b: centred at 0 with negatives", rule_b)) if ok)
+    return bool(rule_a or rule_b), stats
+
+
 @dataclass
 class Preprocessed:
     """Result of :func:`preprocess_cmap`.
@@ -149,16 +299,23 @@ class Preprocessed:
     Attributes
     ----------
     expression : DataFrame, shape (n_pairs, n_genes)
-        Replicate-averaged log2 expression; index = ``pert_id:cell_id``
-        pair ids, columns = gene ids (str).
-    pairs : DataFrame, shape (n_pairs, 3)
-        ``pert_id``, ``cell_id``, ``n_replicates``, same index.
+        Replicate-averaged expression (log2 when the input was log2 or
+        transformed; the input's scale otherwise); index = pair ids
+        ``pert_id:cell_id`` (``replicate_key`` ``("pert", "cell")``) or
+        ``pert_id:cell_id:<dose>uM:<time>h`` (with dose and time, e.g.
+        ``BRD-K1:A375:10uM:24h``), columns = gene ids (str).
+    pairs : DataFrame, shape (n_pairs, 5), same index
+        ``pert_id``, ``cell_id``, ``n_replicates`` and, pooled: ``n_doses``,
+        ``n_times`` (distinct known doses / times among the pair's
+        replicates; 0 = none known), or with dose and time: ``dose_um``
+        (µM, 3 significant digits), ``time_h`` (hours).
     controls : DataFrame, shape (n_cells, n_genes)
         Mean control expression per cell line (the cell embedding).
     genes : DataFrame
         Kept genes: ``gene_id``, ``symbol``.
     counts : DataFrame
-        ``step``, ``reason``, ``n``: every exclusion and its count.
+        ``step``, ``reason``, ``n``: every exclusion and its count, the pairs
+        that pool doses or times, the filters skipped and the z-score check.
     """
 
     expression: pd.DataFrame
@@ -168,21 +325,53 @@ class Preprocessed:
     counts: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
-def _sample_frame(meta: pd.DataFrame, source: str) -> pd.DataFrame:
+def _sample_frame(meta: pd.DataFrame, source: str) -> tuple[pd.DataFrame, dict]:
+    """Sample table ``pert_id``, ``cell_id``, ``pert_type``, ``dose_um``,
+    ``time_h`` (index = sample ids) and the metadata fields the dose and time
+    came from (``{"dose": "pert_dose" | "pert_idose" | None, "time": ...}``;
+    None: the layout has no such field, values NaN)."""
     for col in ("pert_id", "cell_id", "pert_type"):
         if col not in meta.columns:
             raise InputError(f"{source}: sample metadata lacks column {col!r}; expected GEO inst_info/sig_info "
                              "columns pert_id, cell_id, pert_type and pert_dose (+pert_dose_unit) or pert_idose")
+    fields: dict = {"dose": None, "time": None}
+    nan = np.full(len(meta), np.nan)
     if "pert_dose" in meta.columns:
+        fields["dose"] = "pert_dose"
         dose = parse_dose_um(meta["pert_dose"], meta["pert_dose_unit"] if "pert_dose_unit" in meta else None)
     elif "pert_idose" in meta.columns:
+        fields["dose"] = "pert_idose"
         dose = parse_dose_um(meta["pert_idose"])
     else:
-        raise InputError(f"{source}: sample metadata has neither 'pert_dose' nor 'pert_idose'")
-    return pd.DataFrame({"pert_id": meta["pert_id"].astype(str).to_numpy(),
-                         "cell_id": meta["cell_id"].astype(str).to_numpy(),
-                         "pert_type": meta["pert_type"].astype(str).to_numpy(),
-                         "dose_um": dose}, index=meta.index.astype(str))
+        dose = nan
+    if "pert_time" in meta.columns:
+        fields["time"] = "pert_time"
+        time = parse_time_h(meta["pert_time"], meta["pert_time_unit"] if "pert_time_unit" in meta else None)
+    elif "pert_itime" in meta.columns:
+        fields["time"] = "pert_itime"
+        time = parse_time_h(meta["pert_itime"])
+    else:
+        time = nan
+    frame = pd.DataFrame({"pert_id": meta["pert_id"].astype(str).to_numpy(),
+                          "cell_id": meta["cell_id"].astype(str).to_numpy(),
+                          "pert_type": meta["pert_type"].astype(str).to_numpy(),
+                          "dose_um": dose, "time_h": time}, index=meta.index.astype(str))
+    return frame, fields
+
+
+def check_replicate_key(replicate_key) -> tuple[str, ...]:
+    """``replicate_key`` as a tuple, one of :data:`REPLICATE_KEYS`.
+
+    Raises
+    ------
+    ValueError
+        Any other value (the message names ``drug_screen.replicate_key``).
+    """
+    key = tuple(replicate_key) if isinstance(replicate_key, (list, tuple)) else None
+    if key not in REPLICATE_KEYS:
+        raise ValueError(f"drug_screen.replicate_key: expected [pert, cell] or [pert, cell, dose, time], "
+                         f"got {replicate_key!r}")
+    return key
 
 
 def _gene_id(value) -> str:
@@ -205,12 +394,19 @@ def _group_add(out: np.ndarray, codes: np.ndarray, x: np.ndarray) -> None:
     out += ind @ x[m]
 
 
+def _values(v: np.ndarray, unit: str, limit: int = 12) -> str:
+    v = np.unique(v[np.isfinite(v)])
+    text = ", ".join(f"{x:g}" for x in v[:limit]) + (", ..." if len(v) > limit else "")
+    return f"{len(v)} distinct, {v.min():g} to {v.max():g} {unit} ({text})" if len(v) else "none known"
+
+
 def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataFrame | None = None,
                     sample_meta_source: str | None = None, gene_info: pd.DataFrame | None = None,
                     log2_transform: bool = True, controls: pd.DataFrame | None = None,
-                    missing_controls: str = "error", chunk_size: int = 20000, log=None) -> Preprocessed:
-    """Preprocess L1000 expression into per-(drug, cell line) means and the
-    cell-line control embedding.
+                    missing_controls: str = "error", replicate_key=POOLED_KEY, chunk_size: int = 20000,
+                    log=None) -> Preprocessed:
+    """Preprocess L1000 expression into per-(drug, cell line) means (or per
+    (drug, cell line, dose, time)) and the cell-line control embedding.
 
     Parameters
     ----------
@@ -220,16 +416,20 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         ``pert_id`` of the compounds with a parseable SMILES (the index of the
         fingerprint table).
     sample_meta : DataFrame, optional
-        Index = sample ids; columns ``pert_id``, ``cell_id``, ``pert_type`` and
-        ``pert_dose`` (+ ``pert_dose_unit``) or ``pert_idose``. Default: the
-        GCTX column metadata.
+        Index = sample ids; columns ``pert_id``, ``cell_id``, ``pert_type``
+        and, when the layout has them, ``pert_dose`` (+ ``pert_dose_unit``)
+        or ``pert_idose``, ``pert_time`` (+ ``pert_time_unit``) or
+        ``pert_itime``. Default: the GCTX column metadata.
     sample_meta_source : str, optional
         Name used in error messages (the file the metadata came from).
     gene_info : DataFrame, optional
         GEO ``gene_info`` with ``pr_gene_id``, ``pr_gene_symbol`` and
         ``pr_is_lm``: only landmark genes are kept. Default: every row.
     log2_transform : bool
-        Apply ``log2(x + 1)`` (input on linear scale).
+        Apply ``log2(x + 1)`` (input on linear scale). Only then are the
+        genes equal to 1 dropped (the paper's rule is about values after its
+        log2(x+1) scaling); with False the filter is skipped and the count
+        row says so (the genes holding an exact 1.0 are counted, kept).
     controls : DataFrame, optional
         External control expression (cells x gene ids, final scale) used as
         the cell embedding instead of the ``ctl_vehicle`` samples (e.g. a
@@ -237,10 +437,18 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
     missing_controls : {"error", "drop"}
         A cell line with treatments but no controls is an error, or its
         pairs are dropped and counted.
+    replicate_key : ("pert", "cell") or ("pert", "cell", "dose", "time")
+        What a replicate shares. ``("pert", "cell")`` (default, the paper):
+        every dose and time of a (drug, cell line) is averaged; the pairs
+        that pool several doses or times are counted (doses compared at 3
+        significant digits, unknown times not counted as a mix). With dose
+        and time: one row per (drug, cell line, dose, time); treatments of
+        unknown time are dropped (counted).
     chunk_size : int
         Columns read per chunk.
     log : logging.Logger, optional
-        Receives one line per exclusion count.
+        Receives one line per count, the dose and time ranges, and the
+        warnings (also issued as ``UserWarning``).
 
     Returns
     -------
@@ -250,11 +458,25 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
     ------
     InputError
         Matrix columns without metadata, NaN/inf in the matrix, no sample
-        left after a filter, or a kept cell line without controls (named).
+        left after a filter, a kept cell line without controls (named), or
+        ``replicate_key`` with dose and time on metadata without a dose or
+        time field (names the file and the fields).
+    ValueError
+        ``missing_controls`` or ``replicate_key`` not one of their values.
+
+    Warns
+    -----
+    UserWarning
+        No dose field (the dose >= 0 filter cannot run), or control values
+        that look like z-scores (:func:`looks_like_zscores`).
     """
+    import warnings
+
     gctx_path = Path(gctx_path)
     if missing_controls not in ("error", "drop"):
         raise ValueError(f"missing_controls: expected 'error' or 'drop', got {missing_controls!r}")
+    key = check_replicate_key(replicate_key)
+    by_dose = key == DOSE_TIME_KEY
     counts: list[dict] = []
 
     def note(step: str, reason: str, n: int) -> None:
@@ -262,10 +484,28 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         if log is not None:
             log.info("%s: %s: %d", step, reason, n)
 
+    def say(msg: str, *args) -> None:
+        if log is not None:
+            log.info(msg, *args)
+
+    def warn(msg: str) -> None:
+        if log is not None:
+            log.warning(msg)
+        warnings.warn(msg, UserWarning, stacklevel=3)
+
     col_meta = read_gctx_meta(gctx_path, axis="col")
     row_meta = read_gctx_meta(gctx_path, axis="row")
     src = sample_meta_source or f"{gctx_path} (column metadata)"
-    meta = _sample_frame(col_meta if sample_meta is None else sample_meta, src)
+    meta, fields = _sample_frame(col_meta if sample_meta is None else sample_meta, src)
+    if by_dose:
+        for what, names in (("dose", "'pert_dose' (+ 'pert_dose_unit') or 'pert_idose'"),
+                            ("time", "'pert_time' (+ 'pert_time_unit') or 'pert_itime'")):
+            if fields[what] is None:
+                raise InputError(f"{src}: drug_screen.replicate_key [pert, cell, dose, time] needs the {what} of "
+                                 f"every sample, but the sample metadata has no {names} column; use replicate_key "
+                                 "[pert, cell] (doses and times pooled, as the paper)")
+    say("replicate key %s; dose from %s, time from %s", list(key), fields["dose"] or "no field (unknown)",
+        fields["time"] or "no field (unknown)")
     cols = col_meta.index.astype(str)
     no_meta = cols[~cols.isin(meta.index)]
     if len(no_meta):
@@ -306,17 +546,32 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
     is_trt = meta["pert_type"] == TREATMENT
     is_ctl = meta["pert_type"] == CONTROL
     note("samples", f"pert_type not {TREATMENT} or {CONTROL} (dropped)", int((~is_trt & ~is_ctl).sum()))
-    bad_dose = is_trt & meta["dose_um"].isna()
-    note("samples", "treatment dose unparseable (dropped)", int(bad_dose.sum()))
-    neg_dose = is_trt & (meta["dose_um"] < 0)
-    note("samples", "treatment dose < 0, e.g. -666 missing code (dropped)", int(neg_dose.sum()))
+    if fields["dose"] is not None:
+        bad_dose = is_trt & meta["dose_um"].isna()
+        note("samples", "treatment dose unparseable (dropped)", int(bad_dose.sum()))
+        neg_dose = is_trt & (meta["dose_um"] < 0)
+        note("samples", "treatment dose < 0, e.g. -666 missing code (dropped)", int(neg_dose.sum()))
+    else:
+        bad_dose = neg_dose = pd.Series(False, index=meta.index)
+        note("samples", "treatment dose unknown: no pert_dose or pert_idose field, dose >= 0 filter not applied "
+             "(kept)", int(is_trt.sum()))
+        warn(f"{src}: no dose field (pert_dose or pert_idose): the paper's dose >= 0 filter cannot be applied and "
+             "doses pooled as replicates cannot be counted")
     valid = set(map(str, valid_drugs))
     no_smiles = is_trt & ~bad_dose & ~neg_dose & ~meta["pert_id"].isin(valid)
     note("samples", "treatment without a parseable SMILES (dropped)", int(no_smiles.sum()))
     note("drugs", "without a parseable SMILES (dropped)", meta.loc[no_smiles, "pert_id"].nunique())
     trt = is_trt & ~bad_dose & ~neg_dose & ~no_smiles
+    no_time = trt & meta["time_h"].isna()
+    if by_dose:
+        note("samples", "treatment time unknown (-666 or unparseable, e.g. '6 h & 4 h'): replicate_key "
+             "[pert, cell, dose, time] needs it (dropped)", int(no_time.sum()))
+        trt = trt & ~no_time
+    else:
+        note("samples", "treatment time unknown (-666, unparseable or no time field; kept, pooled)",
+             int(no_time.sum()))
     if not trt.any():
-        raise InputError(f"{gctx_path}: no {TREATMENT} sample left after the dose and SMILES filters")
+        raise InputError(f"{gctx_path}: no {TREATMENT} sample left after the dose, SMILES and time filters")
     use_ctl = controls is None
     if use_ctl:
         ctl = is_ctl
@@ -324,8 +579,20 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         ctl = pd.Series(False, index=meta.index)
         note("samples", "ctl_vehicle samples not used (external controls given)", int(is_ctl.sum()))
 
-    trt_meta = meta[trt]
+    trt_meta = meta[trt].copy()
+    trt_meta["dose_r"] = round_dose(trt_meta["dose_um"].to_numpy())
+    if fields["dose"] is not None:
+        say("doses of the kept treatments (field %s, %d significant digits): %s", fields["dose"], DOSE_DIGITS,
+            _values(trt_meta["dose_r"].to_numpy(), "µM"))
+        note("doses", f"distinct doses among the kept treatments (µM, {DOSE_DIGITS} significant digits)",
+             trt_meta["dose_r"].nunique())
+    if fields["time"] is not None:
+        say("times of the kept treatments (field %s): %s", fields["time"], _values(trt_meta["time_h"].to_numpy(), "h"))
+        note("times", "distinct times among the kept treatments (h)", trt_meta["time_h"].nunique())
     pair_ids = trt_meta["pert_id"] + ":" + trt_meta["cell_id"]
+    if by_dose:
+        pair_ids = (pair_ids + ":" + [f"{d:g}uM" for d in trt_meta["dose_r"]]
+                    + ":" + [f"{t:g}h" for t in trt_meta["time_h"]])
     pair_codes, pair_index = pd.factorize(pair_ids, sort=False)
     ctl_meta = meta[ctl]
     cell_codes, cell_index = pd.factorize(ctl_meta["cell_id"], sort=True)
@@ -333,6 +600,8 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
     n_genes = len(keep_rows)
     sums = np.zeros((len(pair_index), n_genes))
     ctl_sums = np.zeros((len(cell_index), n_genes))
+    ctl_sq = np.zeros(n_genes)    # z-score check of the control values (per-gene sums)
+    ctl_neg = np.zeros(n_genes)
     has_one = np.zeros(n_genes, dtype=bool)
     group = pd.Series(-1, index=meta.index, dtype=np.int64)
     group[trt_meta.index] = pair_codes
@@ -353,12 +622,23 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         has_one |= (x == 1.0).any(axis=0)
         ids = chunk.data.columns.astype(str)
         _group_add(sums, group.loc[ids].to_numpy(), x)
-        _group_add(ctl_sums, cgroup.loc[ids].to_numpy(), x)
+        cg = cgroup.loc[ids].to_numpy()
+        _group_add(ctl_sums, cg, x)
+        xc = x[cg >= 0]
+        ctl_sq += (xc ** 2).sum(axis=0)
+        ctl_neg += (xc < 0).sum(axis=0)
 
     n_rep = np.bincount(pair_codes, minlength=len(pair_index))
     expr = sums / n_rep[:, None]
-    keep_gene = ~has_one
-    note("genes", "equal to 1 after log2(x+1) scaling in some sample (dropped)", int(has_one.sum()))
+    if log2_transform:
+        keep_gene = ~has_one
+        note("genes", "equal to 1 after log2(x+1) scaling in some sample (dropped)", int(has_one.sum()))
+    else:
+        keep_gene = np.ones(n_genes, dtype=bool)
+        note("genes", "with a value of exactly 1.0 in some sample (kept: the paper's equal-to-1 filter skipped, "
+             "input not log2(x+1)-transformed here, log2_transform false)", int(has_one.sum()))
+        say("genes equal to 1: filter skipped, input not log2(x+1)-transformed here (the paper's rule is about "
+            "values after its log2(x+1) scaling)")
     genes = pd.DataFrame({"gene_id": gene_ids[keep_gene], "symbol": symbols.to_numpy()[keep_gene]})
     if not keep_gene.any():
         raise InputError(f"{gctx_path}: every gene equals 1 in some sample; nothing left")
@@ -367,7 +647,16 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
     first = ~pd.Index(pair_ids).duplicated()
     pairs = pd.DataFrame({"pert_id": trt_meta["pert_id"].to_numpy()[first],
                           "cell_id": trt_meta["cell_id"].to_numpy()[first]}, index=pd.Index(pair_index, name="pair_id"))
-    pairs["n_replicates"] = n_rep
+    if by_dose:
+        pairs["dose_um"] = trt_meta["dose_r"].to_numpy()[first]
+        pairs["time_h"] = trt_meta["time_h"].to_numpy()[first]
+        pairs["n_replicates"] = n_rep
+    else:
+        pairs["n_replicates"] = n_rep
+        g = trt_meta.assign(pair=pair_codes, t_unknown=trt_meta["time_h"].isna()).groupby("pair")
+        pairs["n_doses"] = g["dose_r"].nunique().reindex(range(len(pair_index))).to_numpy()
+        pairs["n_times"] = g["time_h"].nunique().reindex(range(len(pair_index))).to_numpy()
+        time_unknown = g["t_unknown"].any().reindex(range(len(pair_index))).to_numpy()
     expression = pd.DataFrame(expr[:, keep_gene], index=pairs.index, columns=gene_cols)
 
     if use_ctl:
@@ -375,6 +664,9 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         ctl_df = pd.DataFrame(ctl_sums[:, keep_gene] / n_ctl[:, None], index=pd.Index(cell_index, name="cell_id"),
                               columns=gene_cols)
         note("cells", "with controls", len(cell_index))
+        z_flag, z = looks_like_zscores(stats=_scale_stats(len(ctl_meta), ctl_sums.sum(axis=0)[keep_gene],
+                                                          ctl_sq[keep_gene], ctl_neg[keep_gene]))
+        z_what = f"the {len(ctl_meta)} {CONTROL} samples"
     else:
         ext = controls.copy()
         ext.index = ext.index.astype(str)
@@ -385,6 +677,19 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         ctl_df = ext[list(gene_cols)].astype(np.float64)
         ctl_df.index.name = "cell_id"
         ctl_df.columns.name = "gene_id"
+        z_flag, z = looks_like_zscores(ctl_df.to_numpy())
+        z_what = f"the external controls table ({len(ctl_df)} cell lines)"
+    say("control values (%s): median |per-gene mean| %.3g, median per-gene sd %.3g, %.1f%% negative, "
+        "mean %.3g, sd %.3g", z_what, z["median_abs_gene_mean"], z["median_gene_sd"],
+        100 * z["negative_fraction"], z["mean"], z["sd"])
+    note("controls", "cell embedding values look like z-scores (1 = warned; rule of "
+         "biokernels.io.cmap.looks_like_zscores)", int(z_flag))
+    if z_flag:
+        warn(f"{src}: the control embedding is built from {z_what}, whose values look like z-scores (level 4/5 "
+             f"data; rule {z['rule']}: median |per-gene mean| {z['median_abs_gene_mean']:.3g}, median per-gene sd "
+             f"{z['median_gene_sd']:.3g}, {100 * z['negative_fraction']:.0f}% negative): a mean of controls is then "
+             "about 0 in every cell line and carries no cell identity; use level 3 (log2) input or give "
+             "log-expression controls (controls_path)")
     cells = pd.Index(pairs["cell_id"].unique())
     no_ctl = cells[~cells.isin(ctl_df.index)]
     if len(no_ctl) and missing_controls == "error":
@@ -399,11 +704,31 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         if log is not None:
             log.info("cell lines without controls: %s", sorted(no_ctl))
         pairs, expression = pairs[~gone], expression[~gone]
+        if not by_dose:
+            time_unknown = time_unknown[~gone]
         cells = pd.Index(pairs["cell_id"].unique())
         if not len(cells):
             raise InputError(f"{gctx_path}: no cell line with treatments has controls")
     ctl_df = ctl_df.loc[sorted(cells)]
-    note("pairs", "drug x cell line pairs (replicates averaged)", len(pairs))
+    if by_dose:
+        note("pairs", "drug x cell line x dose x time rows (replicates averaged)", len(pairs))
+        per_pair = pairs.groupby(["pert_id", "cell_id"]).size()
+        note("pairs", "distinct drug x cell line pairs among the rows", len(per_pair))
+        note("pairs", "drug x cell line pairs with several dose/time rows", int((per_pair > 1).sum()))
+    else:
+        several_d, several_t = pairs["n_doses"].to_numpy() > 1, pairs["n_times"].to_numpy() > 1
+        note("pairs", "drug x cell line pairs (replicates averaged; doses and times pooled)", len(pairs))
+        if fields["dose"] is not None:
+            note("pairs", "pooling several doses (averaged as replicates)", int(several_d.sum()))
+        else:
+            note("pairs", "dose mix unknown: no dose field in the sample metadata", len(pairs))
+        if fields["time"] is not None:
+            note("pairs", "pooling several times (averaged as replicates)", int(several_t.sum()))
+            note("pairs", "with a replicate of unknown time (not counted as pooling several times)",
+                 int(time_unknown.sum()))
+        else:
+            note("pairs", "time mix unknown: no time field in the sample metadata", len(pairs))
+        note("pairs", "pooling several doses or times (averaged as replicates)", int((several_d | several_t).sum()))
     note("drugs", "kept", pairs["pert_id"].nunique())
     note("cells", "kept", len(cells))
     return Preprocessed(expression=expression, pairs=pairs, controls=ctl_df, genes=genes,

@@ -172,9 +172,16 @@ def _n_genes(edges: pd.DataFrame) -> int:
                                          edges["protein_b"].to_numpy(object)])).size)
 
 
-def _read_mapping(mapping: dict[str, str] | str | Path) -> dict[str, str]:
+#: A STRING read warns when more than this fraction of its rows has an
+#: identifier the mapping does not know (a wrong or partial mapping file).
+UNMAPPED_WARN_FRACTION = 0.25
+
+
+def _read_mapping(mapping: dict[str, str] | str | Path) -> tuple[dict[str, str], str]:
+    """Identifier -> symbol dict and a description of where it came from
+    (the file and its two columns, or "a dict of N identifiers")."""
     if isinstance(mapping, dict):
-        return {str(k): str(v) for k, v in mapping.items()}
+        return {str(k): str(v) for k, v in mapping.items()}, f"the mapping dict ({len(mapping)} identifiers)"
     table = read_table(mapping)
     if table.shape[1] < 2:
         raise InputError(f"{mapping}: expected 2 columns (identifier, gene symbol), found {table.shape[1]}")
@@ -185,7 +192,9 @@ def _read_mapping(mapping: dict[str, str] | str | Path) -> dict[str, str]:
     if dup.any():
         raise InputError(f"{mapping}: identifier {ids[keep][dup].iloc[0]!r} is mapped more than once "
                          f"(expected one symbol per identifier)")
-    return dict(zip(ids[keep], sym[keep]))
+    where = (f"{mapping} (column {table.columns[0]!r} -> {table.columns[1]!r}, "
+             f"{int(keep.sum())} identifiers)")
+    return dict(zip(ids[keep], sym[keep])), where
 
 
 def combine_string_scores(channel_scores: np.ndarray, prior: float = STRING_PRIOR) -> np.ndarray:
@@ -248,7 +257,9 @@ def read_string_network(links_path: str | Path, score_threshold: float = 0.0,
         The two identifier columns.
     mapping : dict or path, optional
         Identifier -> gene symbol (a dict, or a 2-column TSV with header).
-        Edges with an unmapped end are dropped and counted.
+        Edges with an unmapped end are dropped and counted; more than
+        :data:`UNMAPPED_WARN_FRACTION` of the rows dropped so is logged as a
+        warning (counts, the mapping file and columns, example identifiers).
     score_col : str
         Combined-score column when ``channels`` is None.
 
@@ -267,7 +278,9 @@ def read_string_network(links_path: str | Path, score_threshold: float = 0.0,
     InputError
         If the file or a column is missing, an identifier is empty, or a
         score is missing, non-numeric, negative or above 1000 (the 1-based
-        data row and column are named), or no edge remains.
+        data row and column are named), no row has both identifiers mapped
+        (the row count, the identifier columns and the mapping file and
+        columns are named), or no edge remains.
     ValueError
         If ``score_threshold`` is in (0, 1) (the 0-1 scale) or above 1000.
     """
@@ -299,10 +312,24 @@ def read_string_network(links_path: str | Path, score_threshold: float = 0.0,
         raise InputError(f"{links_path}: data row {empty[0] + 1}: empty identifier in {list(id_cols)}")
     counts = {"rows": len(table), "unmapped_dropped": 0}
     if mapping is not None:
-        m = _read_mapping(mapping)
+        m, where = _read_mapping(mapping)
+        ids_a, ids_b = a, b
         a, b = a.map(m), b.map(m)
         unmapped = (a.isna() | b.isna()).to_numpy()
-        counts["unmapped_dropped"] = int(unmapped.sum())
+        n_unmapped = int(unmapped.sum())
+        counts["unmapped_dropped"] = n_unmapped
+        if n_unmapped:
+            bad_ids = pd.unique(np.concatenate([ids_a[a.isna()].to_numpy(object),
+                                                ids_b[b.isna()].to_numpy(object)]))
+            example = (f"identifiers of columns {list(id_cols)} such as {list(bad_ids[:3])} "
+                       f"({len(bad_ids)} distinct unmapped) against mapping keys such as {list(m)[:3]}")
+            if n_unmapped == len(table):
+                raise InputError(f"{links_path}: every one of the {len(table)} rows has an identifier that "
+                                 f"{where} does not map to a gene symbol: {example}; check that the mapping's "
+                                 f"first column holds the identifiers of {list(id_cols)}")
+            if n_unmapped > UNMAPPED_WARN_FRACTION * len(table):
+                log.warning("%s: %d of %d rows (%.0f%%) dropped: an identifier not mapped by %s; %s",
+                            links_path, n_unmapped, len(table), 100.0 * n_unmapped / len(table), where, example)
         a, b, score = a[~unmapped], b[~unmapped], score[~unmapped]
     keep = score >= score_threshold
     counts["below_threshold"] = int((~keep).sum())

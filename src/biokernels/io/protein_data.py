@@ -144,3 +144,40 @@ def load_split_inputs(eigen_path, labels_path, splits_path, split: str = "00"
             raise ValueError(f"{name}: {len(missing)} network protein(s) missing, e.g. {list(missing[:3])}")
     train_mask = (splits.loc[proteins, split] == "train").to_numpy()
     return d, P, labels.loc[proteins], train_mask
+
+
+def load_eigens(eigen_paths, labels_path, splits_path, split: str = "00"
+                ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], pd.DataFrame, np.ndarray]:
+    """Load one split's inputs with one or several Laplacian eigendecompositions.
+
+    Parameters
+    ----------
+    eigen_paths : list of paths
+        ``.npz`` files written by the workflow's eigen rule, each with
+        ``laplacian`` (its kind), ``d``, ``P`` and ``proteins``.
+    labels_path, splits_path, split : as in :func:`load_split_inputs`
+
+    Returns
+    -------
+    eigens : dict laplacian kind -> (d (n,), P (n, n))
+    labels : DataFrame (n, t) of 0/1, train_mask : bool (n,)
+
+    Raises
+    ------
+    ValueError
+        If the files disagree on the proteins or their order, repeat a
+        Laplacian kind, or lack the ``laplacian`` field (the file is named).
+    """
+    eigens, labels, train_mask, order = {}, None, None, None
+    for path in eigen_paths:
+        with np.load(path) as f:
+            if "laplacian" not in f:
+                raise ValueError(f"{path}: no 'laplacian' field; rerun the eigen rule")
+            kind, proteins = str(f["laplacian"]), [str(p) for p in f["proteins"]]
+        if kind in eigens:
+            raise ValueError(f"{path}: a second eigendecomposition of the {kind} Laplacian")
+        if order is not None and proteins != order:
+            raise ValueError(f"{path}: proteins differ from those of {eigen_paths[0]}")
+        d, P, labels, train_mask = load_split_inputs(path, labels_path, splits_path, split)
+        eigens[kind], order = (d, P), proteins
+    return eigens, labels, train_mask

@@ -68,8 +68,9 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from biokernels.io.networks import InputError
-from biokernels.solvers.kernel_lists import (check_binary_labels, check_kernel_list,
-                                             check_test_kernel_list, combine_kernels)
+from biokernels.solvers.kernel_lists import (check_binary_labels, check_kernel_list, check_predict_kernel,
+                                             check_test_kernel_list, combine_kernels, float_eps,
+                                             kernel_sketch)
 
 __all__ = ["komd_dual", "KOMD", "EasyMKL"]
 
@@ -281,6 +282,10 @@ class KOMD(ClassifierMixin, BaseEstimator):
         Value of (1) at γ* (the squared distance of the two points when λ = 0).
     solver_info_ : dict
         What :func:`komd_dual` returned.
+    train_sketch_ : KernelSketch
+        Fingerprint of the training kernel
+        (:func:`~biokernels.solvers.kernel_lists.kernel_sketch`), used by
+        :meth:`decision_function` to reject a test x test kernel.
     """
 
     def __init__(self, lam: float = 0.1, tol: float = 1e-9, max_iter: int | None = None,
@@ -310,10 +315,11 @@ class KOMD(ClassifierMixin, BaseEstimator):
             Non-square, non-symmetric, non-PSD, NaN kernel; labels of the
             wrong length or not exactly 2 classes; lam outside [0, 1].
         """
+        eps = float_eps(K)
         K = check_kernel_list([K], psd_tol=self.psd_tol)[0]
-        return self._fit_checked(K, y)
+        return self._fit_checked(K, y, eps)
 
-    def _fit_checked(self, K: np.ndarray, y):
+    def _fit_checked(self, K: np.ndarray, y, eps: float | None = None):
         self.classes_, y_pm = check_binary_labels(y, K.shape[0])
         gamma, info = komd_dual(K, y_pm, self.lam, tol=self.tol, max_iter=self.max_iter)
         self.gamma_ = gamma
@@ -322,6 +328,7 @@ class KOMD(ClassifierMixin, BaseEstimator):
         self.objective_ = info["objective"]
         self.solver_info_ = info
         self.n_train_ = K.shape[0]
+        self.train_sketch_ = kernel_sketch(K, eps)
         return self
 
     def decision_function(self, K_test):
@@ -340,9 +347,11 @@ class KOMD(ClassifierMixin, BaseEstimator):
         Raises
         ------
         InputError
-            Wrong column count or NaN.
+            Wrong column count, NaN, or a square symmetric (n_train, n_train)
+            kernel that is not the training kernel (a test x test kernel;
+            :func:`~biokernels.solvers.kernel_lists.check_predict_kernel`).
         """
-        K_test = check_test_kernel_list([K_test], 1, self.n_train_)[0]
+        K_test = check_predict_kernel(K_test, self.n_train_, self.train_sketch_, name="K_test")
         return K_test @ self.dual_coef_ - self.bias_
 
     def predict(self, K_test):
@@ -387,6 +396,9 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
         The classifier fitted on ``Σ η_r K_r``.
     classes_ : ndarray, shape (2,)
     n_kernels_, n_train_ : int
+    train_sketches_ : list of P KernelSketch
+        Fingerprints of the training kernels, used at predict time to reject
+        test x test kernels.
     """
 
     def __init__(self, lam: float = 0.1, komd_lam: float | None = None,
@@ -424,7 +436,9 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
             raise InputError(f"kernel_aggregation must be 'sum' or 'mean', got {self.kernel_aggregation!r}")
         lam = _check_lam(self.lam)
         komd_lam = lam if self.komd_lam is None else _check_lam(self.komd_lam, "komd_lam")
+        Ks_in = Ks
         Ks = check_kernel_list(Ks, psd_tol=self.psd_tol)
+        eps = [float_eps(Ks_in[r]) for r in range(len(Ks))]       # dtype as given (float32: coarser)
         self.classes_, y_pm = check_binary_labels(y, Ks[0].shape[0])
         P = len(Ks)
         K_agg = combine_kernels(Ks, np.full(P, 1.0 if self.kernel_aggregation == "sum" else 1.0 / P))
@@ -442,8 +456,9 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
         self.solver_info_ = info
         self.n_kernels_ = P
         self.n_train_ = Ks[0].shape[0]
+        self.train_sketches_ = [kernel_sketch(K, e) for K, e in zip(Ks, eps)]
         self.komd_ = KOMD(lam=komd_lam, tol=self.tol, max_iter=self.max_iter, psd_tol=None)
-        self.komd_._fit_checked(combine_kernels(Ks, self.weights_), y)
+        self.komd_._fit_checked(combine_kernels(Ks, self.weights_), y, max(eps))
         return self
 
     def combine(self, Ks: Sequence) -> np.ndarray:
@@ -452,9 +467,10 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
         Raises
         ------
         InputError
-            Wrong number of kernels or shapes (index named).
+            Wrong number of kernels or shapes (index named), or a square
+            symmetric kernel that is not the training kernel of its index.
         """
-        Ks = check_test_kernel_list(Ks, self.n_kernels_, self.n_train_)
+        Ks = check_test_kernel_list(Ks, self.n_kernels_, self.n_train_, self.train_sketches_)
         return combine_kernels(Ks, self.weights_)
 
     def decision_function(self, Ks_test: Sequence) -> np.ndarray:
@@ -467,8 +483,15 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray, shape (n_test,); positive predicts ``classes_[1]``.
+
+        Raises
+        ------
+        InputError
+            Wrong number of kernels, a column count other than ``n_train``,
+            NaN, or kernel ``r`` square and symmetric but not training kernel
+            ``r`` (a test x test kernel; index and shapes named).
         """
-        Ks_test = check_test_kernel_list(Ks_test, self.n_kernels_, self.n_train_)
+        Ks_test = check_test_kernel_list(Ks_test, self.n_kernels_, self.n_train_, self.train_sketches_)
         return self.komd_.decision_function(combine_kernels(Ks_test, self.weights_))
 
     def predict(self, Ks_test: Sequence) -> np.ndarray:

@@ -6,19 +6,29 @@ does (DESIGN.md): ``Ks[r]`` of shape ``(n_train, n_train)`` for training and
 ``(n_test, n_train)`` for prediction. The helpers here turn such lists into
 float64 numpy arrays and raise :class:`biokernels.io.networks.InputError` (a
 ``ValueError`` subclass) with the offending kernel's INDEX and what was expected.
+
+:func:`check_predict_kernel` is the one check of every predict path on a
+precomputed kernel (KOMD, EasyMKL, the PIMKL classifiers, the diffusion
+study's SVMs): the kernel must be ``(n_test, n_train)``, and a square,
+symmetric kernel of the training size that is not the training kernel is
+rejected as the test x test kernel ``K(X_test, X_test)`` passed by mistake
+(with ``n_test = n_train`` nothing else would notice; the scores are then
+silently wrong). Estimators that do not keep their training kernel keep its
+:func:`kernel_sketch` instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 
 from biokernels.io.networks import InputError
 
-__all__ = ["check_kernel_list", "check_test_kernel_list", "check_binary_labels",
-           "check_weights", "combine_kernels"]
+__all__ = ["check_kernel_list", "check_test_kernel_list", "check_predict_kernel", "kernel_sketch",
+           "KernelSketch", "float_eps", "predict_tolerance", "check_binary_labels", "check_weights", "combine_kernels"]
 
 
 def _as_2d(K, r: int) -> np.ndarray:
@@ -111,7 +121,181 @@ def check_kernel_list(Ks, *, psd_tol: float | None = 1e-8, sym_tol: float = 1e-8
     return out
 
 
-def check_test_kernel_list(Ks, n_kernels: int, n_train: int) -> list[np.ndarray]:
+def float_eps(K) -> float:
+    """Machine epsilon of a kernel's floating dtype (numpy or torch; float64's
+    for integer or other input): 2.2e-16 for float64, 1.2e-7 for float32."""
+    dtype = getattr(K, "dtype", None)
+    if hasattr(K, "detach"):                      # torch.float32 -> "float32"
+        dtype = str(dtype).rsplit(".", 1)[-1]
+    try:
+        dtype = np.dtype(dtype) if dtype is not None else np.asarray(K).dtype
+    except (TypeError, ValueError):               # e.g. torch.bfloat16, ragged lists
+        dtype = np.dtype(np.float64)
+    return float(np.finfo(dtype).eps) if dtype.kind == "f" else float(np.finfo(np.float64).eps)
+
+
+def predict_tolerance(eps: float, scale: float) -> float:
+    """Tolerance of :func:`check_predict_kernel`: ``sqrt(eps) * scale``.
+
+    ``eps`` is the machine epsilon of the kernels' dtype (the larger of the
+    predict and training kernel's), ``scale`` the largest ``|K_ij|``. Rounding
+    makes a computed ``K(X, X)`` asymmetric, or a recomputed training kernel
+    differ, by about ``eps * scale`` times an accumulation length, far below
+    ``sqrt(eps) * scale`` (1.5e-8 relative in float64, 3.5e-4 in float32);
+    a real test x train kernel differs from its transpose by the size of its
+    variation between samples, far above it.
+    """
+    return float(np.sqrt(eps)) * float(scale)
+
+
+@dataclass(frozen=True)
+class KernelSketch:
+    """O(n) fingerprint of a training kernel, so that an estimator can tell
+    whether a predict kernel is its training kernel without keeping it.
+
+    Attributes
+    ----------
+    diag : ndarray (n,)
+        ``diag(K)``.
+    product : ndarray (n,)
+        ``K @ v`` with ``v`` the fixed +-1 probe of :func:`_probe` (``n``-seeded).
+    scale : float
+        ``max |K_ij|``.
+    eps : float
+        Machine epsilon of the training kernel's dtype (:func:`float_eps`).
+    """
+
+    diag: np.ndarray
+    product: np.ndarray
+    scale: float
+    eps: float
+
+    @property
+    def n(self) -> int:
+        return int(self.diag.shape[0])
+
+
+def _probe(n: int) -> np.ndarray:
+    return np.random.default_rng(n).choice(np.array([-1.0, 1.0]), size=n)
+
+
+def kernel_sketch(K, eps: float | None = None) -> KernelSketch:
+    """:class:`KernelSketch` of a square training kernel (one matrix-vector
+    product, O(n^2)).
+
+    Parameters
+    ----------
+    K : array-like (n, n), numpy or torch
+    eps : float, optional
+        Machine epsilon of the kernel as the user gave it (default
+        :func:`float_eps` of ``K``; pass it when ``K`` is a float64 copy of a
+        float32 input).
+
+    Raises
+    ------
+    InputError
+        Not 2-D, NaN/inf, or not square.
+    """
+    A = _as_2d(K, 0)
+    if A.shape[0] != A.shape[1]:
+        raise InputError(f"training kernel: expected a square (n_train, n_train) matrix, got shape {A.shape}")
+    return KernelSketch(diag=A.diagonal().copy(), product=A @ _probe(A.shape[0]),
+                        scale=float(np.abs(A).max()) if A.size else 0.0,
+                        eps=float_eps(K) if eps is None else float(eps))
+
+
+def _same_buffer(A: np.ndarray, B: np.ndarray) -> bool:
+    return (A.shape == B.shape and A.strides == B.strides
+            and A.__array_interface__["data"][0] == B.__array_interface__["data"][0])
+
+
+def check_predict_kernel(K, n_train: int, train=None, *, name: str = "predict kernel") -> np.ndarray:
+    """Validate one kernel passed to a predict / decision_function.
+
+    Parameters
+    ----------
+    K : array-like (n_test, n_train), numpy or torch
+        Kernel between the test samples (rows) and the training samples
+        (columns, in the training order).
+    n_train : int
+        Training samples of the fit.
+    train : ndarray (n_train, n_train), KernelSketch, or None
+        The training kernel itself, or its :func:`kernel_sketch`. None: only
+        the shape and the values are checked.
+    name : str
+        What ``K`` is, for messages (e.g. ``"kernel 2"``).
+
+    Returns
+    -------
+    ndarray (n_test, n_train), float64 (``K`` itself when it already is one)
+
+    Raises
+    ------
+    InputError
+        ``K`` not 2-D or not finite; a column count other than ``n_train``;
+        or ``K`` square ``(n_train, n_train)`` and symmetric within
+        :func:`predict_tolerance` but not the training kernel (not the same
+        buffer, and not equal within the same tolerance; with a sketch, its
+        diagonal and ``K @ v`` differ from the training kernel's): almost
+        surely the test x test kernel passed where the test x train kernel
+        belongs. A constant matrix is accepted (it scores every sample
+        alike whatever it was), and ``n_train < 2`` is not checked.
+
+    Notes
+    -----
+    Predicting on the training samples with the training kernel (the same
+    array, a copy, or a recomputation equal within the tolerance) passes, as
+    does a test x train kernel that is square only because ``n_test =
+    n_train``: it is not symmetric. Cost: O(n_test n_train); the symmetry
+    test (one n x n temporary) only for a square kernel of the training size.
+    """
+    A = _as_2d_named(K, name)
+    if A.shape[1] != n_train:
+        raise InputError(f"{name}: expected shape (n_test, n_train) = (n_test, {n_train}) (columns = the "
+                         f"{n_train} training samples), got {A.shape}")
+    if train is None or A.shape[0] != n_train or n_train < 2:
+        return A
+    if isinstance(train, KernelSketch):
+        if train.n != n_train:
+            raise InputError(f"{name}: the training-kernel sketch has {train.n} samples, expected {n_train}")
+        eps, scale = max(float_eps(K), train.eps), max(float(np.abs(A).max()), train.scale)
+        tol = predict_tolerance(eps, scale)
+        if (np.abs(A.diagonal() - train.diag).max() <= tol
+                and np.abs(A @ _probe(n_train) - train.product).max() <= tol * n_train):
+            return A                                   # |(A - T) v|_i <= n max|A - T| for v = +-1
+    else:
+        T = train if isinstance(train, np.ndarray) else _as_2d_named(train, "training kernel")
+        if T.shape != (n_train, n_train):
+            raise InputError(f"training kernel: expected shape ({n_train}, {n_train}), got {T.shape}")
+        if _same_buffer(A, T):
+            return A
+        eps = max(float_eps(K), float_eps(train))
+        tol = predict_tolerance(eps, max(float(np.abs(A).max()), float(np.abs(T).max())))
+        if np.abs(A - T).max() <= tol:
+            return A
+    if A.max() - A.min() <= tol:                       # constant: carries no sample information
+        return A
+    asym = float(np.abs(A - A.T).max())
+    if asym <= tol:
+        raise InputError(
+            f"{name}: got a square, symmetric {A.shape} kernel (max |K - K'| = {asym:.3g} <= "
+            f"sqrt(eps) * max|K| = {tol:.3g}) of the training size that is not the training kernel: "
+            f"this looks like the test x test kernel K(X_test, X_test); expected the (n_test, n_train) = "
+            f"({A.shape[0]}, {n_train}) kernel K(X_test, X_train) between the test samples (rows) and the "
+            f"training samples (columns, in the training order). To score the training samples, pass the "
+            f"training kernel itself.")
+    return A
+
+
+def _as_2d_named(K, name: str) -> np.ndarray:
+    """:func:`_as_2d` with ``name`` instead of ``kernel <r>`` in its messages."""
+    try:
+        return _as_2d(K, 0)
+    except InputError as err:
+        raise InputError(str(err).replace("kernel 0", name, 1)) from None
+
+
+def check_test_kernel_list(Ks, n_kernels: int, n_train: int, train=None) -> list[np.ndarray]:
     """Validate the kernels between test and training samples.
 
     Parameters
@@ -121,6 +305,10 @@ def check_test_kernel_list(Ks, n_kernels: int, n_train: int) -> list[np.ndarray]
         P, the number of kernels seen in ``fit``.
     n_train : int
         Number of training samples seen in ``fit``.
+    train : sequence of P training kernels or :class:`KernelSketch`, optional
+        When given, kernel ``r`` also goes through
+        :func:`check_predict_kernel` against ``train[r]`` (the test x test
+        kernel mistake).
 
     Returns
     -------
@@ -130,7 +318,9 @@ def check_test_kernel_list(Ks, n_kernels: int, n_train: int) -> list[np.ndarray]
     ------
     InputError
         Wrong number of kernels; for kernel ``r``: not 2-D, NaN/inf, a column
-        count other than ``n_train``, a row count different from kernel 0.
+        count other than ``n_train``, a row count different from kernel 0, or
+        (with ``train``) a square symmetric kernel that is not training
+        kernel ``r`` (:func:`check_predict_kernel`).
     """
     if isinstance(Ks, np.ndarray) and Ks.ndim == 3:
         Ks = list(Ks)
@@ -140,10 +330,7 @@ def check_test_kernel_list(Ks, n_kernels: int, n_train: int) -> list[np.ndarray]
         raise InputError(f"expected {n_kernels} test kernels (one per training kernel), got {len(Ks)}")
     out = []
     for r, K in enumerate(Ks):
-        A = _as_2d(K, r)
-        if A.shape[1] != n_train:
-            raise InputError(f"kernel {r}: expected shape (n_test, {n_train}) (columns = training "
-                             f"samples), got {A.shape}")
+        A = check_predict_kernel(K, n_train, None if train is None else train[r], name=f"kernel {r}")
         if out and A.shape != out[0].shape:
             raise InputError(f"kernel {r}: expected shape {out[0].shape} like kernel 0, got {A.shape}")
         out.append(A)

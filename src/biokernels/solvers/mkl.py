@@ -38,7 +38,7 @@ from sklearn.svm import SVC
 from biokernels.io.networks import InputError
 from biokernels.solvers.easymkl import KOMD, EasyMKL
 from biokernels.solvers.kernel_lists import (check_binary_labels, check_kernel_list,
-                                             check_test_kernel_list, check_weights,
+                                             check_test_kernel_list, check_weights, kernel_sketch,
                                              combine_kernels)
 
 __all__ = ["CKA", "FHeuristic", "PWMK", "EasyMKL", "KOMD", "MKLClassifier",
@@ -166,6 +166,7 @@ class _WeightMKL(BaseEstimator):
         self.classes_, y_pm = check_binary_labels(y, Ks[0].shape[0])
         self.n_kernels_ = len(Ks)
         self.n_train_ = Ks[0].shape[0]
+        self.train_sketches_ = [kernel_sketch(K) for K in Ks]  # the test x test kernel check
         return Ks, y_pm
 
     def combine(self, Ks: Sequence) -> np.ndarray:
@@ -185,7 +186,7 @@ class _WeightMKL(BaseEstimator):
         InputError
             Wrong number of kernels, shapes, or column count (index named).
         """
-        Ks = check_test_kernel_list(Ks, self.n_kernels_, self.n_train_)
+        Ks = check_test_kernel_list(Ks, self.n_kernels_, self.n_train_, self.train_sketches_)
         return combine_kernels(Ks, self.weights_)
 
 
@@ -402,12 +403,14 @@ class MKLClassifier(ClassifierMixin, BaseEstimator):
             raise InputError("MKLClassifier needs an `mkl` method or fixed `weights`")
         self.classes_, _ = check_binary_labels(y, Ks[0].shape[0])
         self.n_kernels_, self.n_train_ = len(Ks), Ks[0].shape[0]
+        self.train_sketches_ = [kernel_sketch(K) for K in Ks]  # the test x test kernel check
         self.learner_ = self._make_learner().fit(combine_kernels(Ks, self.weights_), np.asarray(y))
         return self
 
     def combine(self, Ks: Sequence) -> np.ndarray:
-        """``Σ_r weights_[r] Ks[r]`` for (n_rows, n_train) kernels."""
-        Ks = check_test_kernel_list(Ks, self.n_kernels_, self.n_train_)
+        """``Σ_r weights_[r] Ks[r]`` for (n_rows, n_train) kernels; a square
+        symmetric kernel that is not training kernel r is refused (InputError)."""
+        Ks = check_test_kernel_list(Ks, self.n_kernels_, self.n_train_, self.train_sketches_)
         return combine_kernels(Ks, self.weights_)
 
     def decision_function(self, Ks_test: Sequence) -> np.ndarray:
