@@ -97,11 +97,14 @@ def dkl_check_source(ds):
     departs = [k for k, v in DKL_SOURCE_DEFAULTS.items() if src.get(k, v) != v]
     if src.get("beta_step", 0.1) != 0.1:  # a data set's own grid; the paper's beta_i = -0.1 i
         departs.append("beta_step")
-    if departs and not src.get("deviation"):
+    if departs and not str(src.get("deviation") or "").strip():
         raise WorkflowError(f"{key}: {departs} depart from the paper's protocol; say how in "
                             f"{key}.deviation (its reproduction rows are labelled with it)")
     if src.get("kernel_scale") == "inner_cv" and "kernel_scale_cv" not in DKL:
         raise WorkflowError(f"{key}.kernel_scale is inner_cv but diffusion.kernel_scale_cv is not set")
+    if src.get("kernel_scale") == "inner_cv" and "laplacian" in src:
+        raise WorkflowError(f"{key}: laplacian is set with kernel_scale: inner_cv, where the Laplacians "
+                            "are those of diffusion.kernel_scale_cv.candidates; remove one of the two")
     other = src.get("splits_of")
     if other is not None and other != ds:
         if other not in DKL["sources"]:
@@ -113,11 +116,11 @@ def dkl_check_source(ds):
         differ = sorted(k for k in (set(src) | set(theirs)) - DKL_GRID_ONLY_KEYS if src.get(k) != theirs.get(k))
         if differ:
             raise WorkflowError(f"{key}.splits_of = {other!r}, but the two sources differ in {differ}: "
-                                "only description, beta_step and splits_of may differ for the same "
+                                f"only {', '.join(sorted(DKL_GRID_ONLY_KEYS))} may differ for the same "
                                 "inputs and splits")
 
 
-for _ds in DKL_DATASETS:
+for _ds in DKL["sources"]:  # every source: a file target may name one outside `datasets`
     dkl_check_source(_ds)
 
 
@@ -208,6 +211,12 @@ def dkl_protocol_targets(wildcards):
     """The side-by-side table of every paper data set that has a configured
     data set (with only the protocol's rows where no deviation is configured)."""
     out = [f"results/diffusion/protocols_{p}.tsv" for p in ("ligand", "vonmering") if dkl_protocol_datasets(p)]
+    for p in ("ligand", "vonmering"):
+        seeds = {ds: dkl_source(ds).get("splits_of", ds) for ds in dkl_protocol_datasets(p)}
+        if len(set(seeds.values())) > 1:
+            raise WorkflowError(f"dkl_protocols compares data sets on one network and one set of splits, but "
+                                f"the data sets standing for {p} take their splits from {seeds}: give the "
+                                "deviations `splits_of: <the protocol's data set>`")
     if not out:
         raise WorkflowError("dkl_protocols needs a data set in diffusion.datasets")
     return out

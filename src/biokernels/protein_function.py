@@ -392,6 +392,9 @@ def choose_kernel_scale(candidates: list[ScaleCandidate], Y: pd.DataFrame, train
                              f"expected ({n}, {n}) for the {n} proteins of the labels")
     train_mask, _ = split_masks(train_mask, eval_mask)
     train = np.flatnonzero(train_mask)
+    if len(train) < 2 * inner_folds:
+        raise ValueError(f"{len(train)} training proteins cannot make {inner_folds} inner folds of two or more "
+                         "(diffusion.inner_folds; with unannotated: exclude only annotated proteins count)")
     Yv = Y.to_numpy()
     folds = list(KFold(inner_folds, shuffle=True, random_state=seed).split(train))
     rows = []
@@ -618,7 +621,7 @@ def scale_candidates(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]]
         raise ValueError(f"kernel_scale must be fixed or inner_cv, got {kind!r}")
     out = []
     for c in cfg["kernel_scale_cv"]["candidates"]:
-        paper = c["laplacian"] == "unnormalized" and c["step_factor"] == 1.0
+        paper = c["laplacian"] == "unnormalized" and np.isclose(step * c["step_factor"], 0.1)
         out.append(cand(c["laplacian"], step * c["step_factor"], " (paper)" if paper else ""))
     return out
 

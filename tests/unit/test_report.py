@@ -363,3 +363,22 @@ def test_a_data_set_with_a_deviation_labels_its_rows_beside_the_protocols(tmp_pa
     row = by_ds["dkl_ligand=real_normalized"]
     assert row["verdict"] == "reproduced with a stated deviation: normalized Laplacian"
     assert row["deviation"] == "normalized Laplacian"
+
+
+def test_a_method_a_deviation_data_set_did_not_run_is_not_run_there(tmp_path):
+    """SM1 is skipped on deviation data sets by default: their tables lack
+    the row, which is 'not run' there and still an error on the protocol's."""
+    doc = _doc()
+    doc["entries"] = doc["entries"][:1]                    # selects method mDKL
+    _write_mean_roc(tmp_path, "real", mdkl=0.85)
+    _write_mean_roc(tmp_path, "real_dev", drop="mDKL")
+    ctx = Context.from_mapping({"studies": ["diffusion"],
+                                "placeholders": {"dkl_ligand": {"real": True, "real_dev": True},
+                                                 "dkl_vonmering": {}, "pk_dataset": {}},
+                                "deviations": {"real_dev": "step 0.01"}})
+    table = reproduction_table(doc, tmp_path, ctx)
+    dev = table[table["note"].str.contains("real_dev")].iloc[0]
+    assert dev["verdict"] == "not run" and dev["deviation"] == "step 0.01"
+    _write_mean_roc(tmp_path, "real", drop="mDKL")
+    with pytest.raises(SelectorError):
+        reproduction_table(doc, tmp_path, ctx)

@@ -226,6 +226,9 @@ def test_a_data_set_with_its_own_beta_grid_on_the_same_splits(workdir):
     ({"splits_of": "tiny", "laplacian": "normalized"}, r"tiny_fine: \['laplacian'\] depart from the paper"),
     ({"splits_of": "tiny", "beta_step": 0.02}, r"tiny_fine: \['beta_step'\] depart from the paper"),
     ({"splits_of": "tiny", "laplacian": "sym"}, "laplacian"),
+    ({"splits_of": "tiny", "laplacian": "normalized", "deviation": "   "}, r"tiny_fine.deviation': '   ' does not match"),
+    ({"splits_of": "tiny", "kernel_scale": "inner_cv", "laplacian": "normalized", "deviation": "x"},
+     "laplacian is set with kernel_scale: inner_cv"),
 ])
 def test_bad_grid_and_splits_settings_fail_at_parse_naming_the_key(workdir, fine, match):
     tiny = yaml.safe_load(TINY_DKL.read_text())["diffusion"]["sources"]["tiny"]
@@ -235,6 +238,19 @@ def test_bad_grid_and_splits_settings_fail_at_parse_naming_the_key(workdir, fine
     proc = run_snakemake(["-n", "dkl_table2", "--configfile", str(TINY_DKL), str(path)], workdir, check=False)
     assert proc.returncode != 0
     assert re.search(match, proc.stdout + proc.stderr), proc.stdout + proc.stderr
+
+
+def test_a_source_outside_datasets_is_checked_too(workdir):
+    """A file target may name a data set that `diffusion.datasets` does not
+    list: its source is checked all the same."""
+    tiny = yaml.safe_load(TINY_DKL.read_text())["diffusion"]["sources"]["tiny"]
+    cfg = {"diffusion": {"sources": {"other": {**tiny, "laplacian": "normalized"}}}}
+    path = workdir / "config/other.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = run_snakemake(["-n", "results/diffusion/other/splits/00/roc.tsv", "--configfile", str(TINY_DKL),
+                          str(path)], workdir, check=False)
+    assert proc.returncode != 0
+    assert "diffusion.sources.other: ['laplacian'] depart from the paper" in proc.stdout + proc.stderr
 
 
 def test_protocol_and_train_only_scale_choice_side_by_side(workdir):
