@@ -397,7 +397,7 @@ def choose_kernel_scale(candidates: list[ScaleCandidate], Y: pd.DataFrame, train
                          "(diffusion.inner_folds; with unannotated: exclude only annotated proteins count)")
     Yv = Y.to_numpy()
     folds = list(KFold(inner_folds, shuffle=True, random_state=seed).split(train))
-    rows = []
+    rows, scores = [], []
     for ci, cand in enumerate(candidates):
         S = diffusion_spectra(cand.d, diffusion_betas(n_kernels, cand.beta_step))
         auc = {C: [] for C in C_grid}
@@ -418,22 +418,18 @@ def choose_kernel_scale(candidates: list[ScaleCandidate], Y: pd.DataFrame, train
                     sc = np.column_stack([svm_task_scores(*kern[k], Yv[fit][:, [k]], C)[:, 0]
                                           for k in range(len(Wt))])
                 auc[C].append(task_aucs(sc, Yv[val]))
-        for C in C_grid:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                rows.append({"candidate": cand.name, "laplacian": cand.laplacian,
-                             "beta_step": cand.beta_step, "C": C,
-                             "inner_auc": float(np.nanmean(np.concatenate(auc[C])))})
-        best = max(r["inner_auc"] for r in rows[-len(C_grid):])
-        say("kernel scale %s: inner-CV %s AUC %.4f (best over C)", cand.name, formulation, best)
+        with warnings.catch_warnings():   # tasks without an AUC in some fold are NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
+            inner = [float(np.nanmean(np.concatenate(auc[C]))) for C in C_grid]
+        best = int(np.argmax(inner))
+        scores.append(inner[best])
+        rows.extend({"candidate": cand.name, "laplacian": cand.laplacian, "beta_step": cand.beta_step,
+                     "C": C, "inner_auc": a, "score": inner[best], "best_C": C_grid[best], "index": ci}
+                    for C, a in zip(C_grid, inner))
+        say("kernel scale %s: inner-CV %s AUC %.4f (best over C)", cand.name, formulation, inner[best])
+    chosen = int(np.argmax(scores))             # first maximum: the paper's setting wins ties
     table = pd.DataFrame(rows)
-    per = table.groupby("candidate", sort=False)["inner_auc"]
-    table["score"] = per.transform("max")
-    table["best_C"] = table["candidate"].map(table.loc[per.idxmax(), ["candidate", "C"]]
-                                             .set_index("candidate")["C"])
-    scores = [float(table.loc[table["candidate"] == c.name, "score"].iloc[0]) for c in candidates]
-    chosen = int(np.argmax(scores))
-    table["chosen"] = table["candidate"] == candidates[chosen].name
+    table["chosen"] = table.pop("index") == chosen
     say("train-only choice of the kernel scale: %s (inner-CV AUC %.4f)", candidates[chosen].name,
         scores[chosen])
     return chosen, table
