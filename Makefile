@@ -35,7 +35,7 @@ profiles:
 	@cp profiles/slurm/config.yaml slurm/config.yaml
 	@if command -v conda >/dev/null 2>&1 || command -v mamba >/dev/null 2>&1; then \
 		printf '\n# added by make setup: conda found\nsoftware-deployment-method: conda\n' >> slurm/config.yaml; \
-		echo "slurm profile: conda deployment (envs/*.yaml)"; \
+		echo "slurm profile: conda deployment (workflow/envs/*.yaml)"; \
 	else \
 		echo "slurm profile: no conda on this machine; jobs run in $(VENV)"; \
 	fi

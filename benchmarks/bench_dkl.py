@@ -11,7 +11,7 @@ BLAS and torch threads pinned to ``--threads``:
   ``P diag(s) P^T`` built from either basis);
 * **kernels**: the dense kernel blocks the workflow forms for the SVMs, the
   train x train and test x train blocks of ``n P diag(s_i) P^T``
-  (:class:`biokernels.protein_function.KernelBlocks`, after one
+  (:class:`biokernels.studies.diffusion.protocol.KernelBlocks`, after one
   eigendecomposition and :func:`diffusion_spectra`), vs the naive
   ``n expm(beta_i L) / trace`` (:func:`naive_diffusion_kernels`) sliced into
   the same blocks: the same float64 output, checked. ``--naive-kernels``
@@ -68,7 +68,7 @@ from biokernels.kernels.diffusion import (  # noqa: E402
     laplacian_eigh,
     naive_diffusion_kernels,
 )
-from biokernels.protein_function import KernelBlocks  # noqa: E402
+from biokernels.studies.diffusion.protocol import KernelBlocks  # noqa: E402
 from biokernels.solvers.dkl import FORMULATIONS, DiffusionKernelLearning  # noqa: E402
 
 LAM = 1e-6

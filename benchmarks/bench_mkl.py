@@ -10,7 +10,7 @@ interleaved in one process, warmed up, median of ``--repeats``
 
 * ``CKA``, ``EasyMKL`` (λ = 0.1), ``FHeuristic``, ``PWMK`` (3-fold SVC,
   C = 1000) from ``biokernels.solvers.mkl``, each as the workflow runs it
-  (``biokernels.mkl_transfer``: ``psd_tol=None``) inside
+  (``biokernels.studies.mkl_transfer.protocol``: ``psd_tol=None``) inside
   ``MKLClassifier``: the weights, then the learner on the combined kernel
   (KOMD for EasyMKL, SVC(C = 1000) for the others), which is what MKLpy's
   ``fit`` does;
@@ -27,7 +27,7 @@ interleaved in one process, warmed up, median of ``--repeats``
 * context, not a headline ratio (another output): the single-kernel
   baseline of the translation approach, one kernel ridge solve
   ``(K + 1e-4 I) α = y`` on the summed kernel (Cholesky), and a full
-  translation fit (Definition 2, ``biokernels.mkl_transfer.translate``) on
+  translation fit (Definition 2, ``biokernels.studies.mkl_transfer.protocol.translate``) on
   the summed kernel: the source regression on the n samples, the correction
   on a target of ``n_t = min(n, 1000) / 2`` samples (the first rows,
   relabelled) and predictions for as many test rows, with fixed ridges 1e-4.
@@ -69,7 +69,7 @@ from _harness import (  # noqa: E402
     run_interleaved,
 )
 
-from biokernels.mkl_transfer import translate  # noqa: E402
+from biokernels.studies.mkl_transfer.protocol import translate  # noqa: E402
 from biokernels.solvers.kernel_lists import check_kernel_list  # noqa: E402
 from biokernels.solvers.mkl import CKA, PWMK, EasyMKL, FHeuristic, MKLClassifier  # noqa: E402
 
@@ -107,7 +107,7 @@ def mklpy_equivalent_komd_lam(mu: float, y) -> float:
 
 
 def ours(name, y):
-    """The workflow's classifier (``biokernels.mkl_transfer``): the MKL method's
+    """The workflow's classifier (``biokernels.studies.mkl_transfer.protocol``): the MKL method's
     weights (no PSD check, ``psd_tol=None``), then its learner on the combined
     kernel, as MKLpy's ``fit`` does: KOMD for EasyMKL (lambda equal to
     MKLpy's default KOMD(0.1)), SVC(C=1000) for the others."""

@@ -11,7 +11,7 @@ shapes:
   bits, like Morgan fingerprints), rows scaled to unit norm;
 * cells: ``--n-cells`` (65) control-expression profiles over ``--genes``
   (978) genes, centred over cells and scaled to unit norm (as
-  :mod:`biokernels.drug_screen` does);
+  :mod:`biokernels.studies.drug_screen.protocol` does);
 * samples: distinct random (drug, cell) pairs; targets: the cell's control
   profile plus a sparse linear drug effect plus noise, ``--genes`` columns.
 

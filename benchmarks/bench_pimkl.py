@@ -8,7 +8,7 @@ sets are induced on the network (``induce_pathways``), the kernels of n
 training and n/4 test samples are built and trace-normalized
 (``pathway_kernels``, ``normalize_trace``; timed as ``kernels``), then
 EasyMKL (lambda 0.2, the paper's Algorithm S2 value, ``kernel_aggregation``
-"sum", no PSD check: as ``biokernels.pimkl`` runs it; KOMD with the learned
+"sum", no PSD check: as ``biokernels.studies.pimkl.protocol`` runs it; KOMD with the learned
 weights and the same lambda) is fitted by ``biokernels.solvers.easymkl`` and,
 when it imports, by MKLpy 0.6 (``MKLpy.algorithms.EasyMKL(lam=0.2,
 learner=KOMD(lam=mu))`` with MKLpy's ``mu`` that equals our KOMD lambda 0.2:

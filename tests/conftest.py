@@ -18,7 +18,7 @@ SNAKEMAKE = str(BIN / "snakemake")
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 # What a fresh clone holds, for the workflow (no results, caches or venv).
-_WORKFLOW_ITEMS = ["Snakefile", "rules", "scripts", "src", "config", "envs", "report",
+_WORKFLOW_ITEMS = ["workflow", "src", "config", ".test",
                    "profiles", "resources/README.md", "Makefile", "pyproject.toml"]
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.egg-info", ".snakemake", "results")
 
@@ -81,7 +81,7 @@ def workflow_rules():
 
     with SnakemakeApi(OutputSettings(quiet=True)) as api:
         wf = api.workflow(resource_settings=ResourceSettings(), config_settings=ConfigSettings(),
-                          snakefile=REPO / "Snakefile", workdir=REPO)
+                          snakefile=REPO / "workflow" / "Snakefile", workdir=REPO)
         yield {rule.name: rule for rule in wf._workflow.rules}
 
 

@@ -78,7 +78,7 @@ def plot_diffusion(kind: str, table: pd.DataFrame, dataset: str, paper_dataset: 
     ----------
     kind : {"roc_threshold", "roc_per_kernel", "best_roc_per_task",
             "scatter_vs_ubaseline", "sensitivity"}
-    table : DataFrame from the matching ``biokernels.protein_function``
+    table : DataFrame from the matching ``biokernels.studies.diffusion.protocol``
         function (``roc_threshold_table`` etc.)
     dataset, paper_dataset : str
         For the title (e.g. ``vonmering_mips``, ``vonmering``).
@@ -173,7 +173,7 @@ METRIC_LABELS = {"r2": "mean R²", "cosine": "mean cosine (centred)",
 
 def plot_screen_bars(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figure":
     """Fig. 4a/4b: grouped bars (metric x predictor) with SD error bars, from
-    :func:`biokernels.drug_screen.fig4ab_table`."""
+    :func:`biokernels.studies.drug_screen.protocol.fig4ab_table`."""
     import matplotlib.pyplot as plt
 
     metrics = list(dict.fromkeys(table["metric"]))
@@ -208,7 +208,7 @@ def _law_curve(ax, c: pd.DataFrame, color, label: str) -> None:
 def plot_screen_scaling(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figure":
     """Fig. 4c/4d: each metric against the number of target samples (log2
     axis), points with SD bands and the fitted ``a log2(n) + b`` lines, from
-    :func:`biokernels.drug_screen.fig4cd_table`."""
+    :func:`biokernels.studies.drug_screen.protocol.fig4cd_table`."""
     import matplotlib.pyplot as plt
 
     metrics = list(dict.fromkeys(table["metric"]))
@@ -230,7 +230,7 @@ def plot_screen_scaling(table: pd.DataFrame, title: str) -> "matplotlib.figure.F
 def plot_screen_pca(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figure":
     """Fig. 4e/4f: pairs of one cell line on the first two principal
     components of expression, coloured by per-sample R²; the star is the
-    control profile. From :func:`biokernels.drug_screen.fig4ef_table`."""
+    control profile. From :func:`biokernels.studies.drug_screen.protocol.fig4ef_table`."""
     import matplotlib.pyplot as plt
 
     pts = table[table["pair_id"] != "control"]
@@ -262,7 +262,7 @@ def plot_depmap_scaling(table: pd.DataFrame, title: str) -> "matplotlib.figure.F
     """SI Fig. S9a: viability R² against the number of target samples (log2
     axis), one panel per stratum, mean ± SD over folds x seeds, with the
     fitted ``a log2(n) + b`` lines; from
-    :func:`biokernels.depmap_tables.s9a_table`."""
+    :func:`biokernels.studies.depmap.tables.s9a_table`."""
     import matplotlib.pyplot as plt
 
     strata = list(dict.fromkeys(table["stratum"]))
@@ -287,7 +287,7 @@ def plot_depmap_scaling(table: pd.DataFrame, title: str) -> "matplotlib.figure.F
 def plot_depmap_genes(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figure":
     """SI Fig. S9b: projection R² against the number of genes the source
     predicts (log2 axis), seen and unseen drugs, mean ± SD over folds x
-    seeds; from :func:`biokernels.depmap_tables.s9b_table`."""
+    seeds; from :func:`biokernels.studies.depmap.tables.s9b_table`."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(5.2, 3.8))
@@ -313,7 +313,7 @@ def plot_mmdt_curve(table: pd.DataFrame, title: str) -> "matplotlib.figure.Figur
     """LS-MMDT Figs. 3-6 shape: accuracy against the number of labelled target
     examples per class for each method, mean ± SD over seeds; a second panel
     for the classes without labelled target examples when there are any.
-    From :func:`biokernels.mmdt_tasks.curve_table`."""
+    From :func:`biokernels.studies.mmdt.protocol.curve_table`."""
     import matplotlib.pyplot as plt
 
     metrics = [m for m in MMDT_METRICS if m in set(table["metric"])]

@@ -2,7 +2,7 @@
 
 ``config/paper_values.yaml`` lists every number of the four papers that a run
 can be compared with (table values, and statements of the text such as
-"R² > 0.9" or "within 0.03"); ``config/schemas/paper_values.schema.yaml``
+"R² > 0.9" or "within 0.03"); ``workflow/schemas/paper_values.schema.yaml``
 types it. Each entry names where the reproduced number comes from: a study, a
 result table (a path under ``results/`` with placeholders such as
 ``{dkl_ligand}`` that the current config fills in), a row selector and a
@@ -67,7 +67,7 @@ REDUCERS = ("single", "unique", "min", "max", "mean", "median", "max_abs", "firs
             "last_minus_first", "last_minus_max", "min_step", "count")
 COLUMNS = ["id", "paper", "where", "dataset", "metric", "condition", "paper_value", "reproduced", "difference",
            "tolerance", "verdict", "deviation", "study", "table", "note"]
-_DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schemas" / "paper_values.schema.yaml"
+_DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "paper_values.schema.yaml"
 
 
 class PaperValuesError(ValueError):

@@ -9,7 +9,7 @@ import pytest
 
 from biokernels.io.cmap import parse_dose_um, preprocess_cmap, read_l1000_table
 from biokernels.io.gctx import GCT, read_gctx_meta, write_gctx
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 from conftest import SHARED_DATA
 
 GENES = ["101", "102", "103", "104", "999"]  # 999 is not a landmark
@@ -125,7 +125,7 @@ CONTROLS = SHARED_DATA / "l1000_transigen_lincs2020" / "cell_control_expression_
 def test_real_level5_gctx_through_preprocessing():
     import h5py
 
-    from biokernels.fingerprints import morgan_fingerprints
+    from biokernels.features.fingerprints import morgan_fingerprints
 
     pert = pd.read_csv(PERTINFO, sep="\t", dtype=str, usecols=["pert_id", "canonical_smiles"]).set_index("pert_id")
     with h5py.File(REAL, "r") as f:  # independent read of the metadata
@@ -295,7 +295,7 @@ def test_real_level5_doses_and_times_pooled_are_counted():
     an independent count from the raw metadata."""
     if not (REAL.is_file() and PERTINFO.is_file() and CONTROLS.is_file()):
         pytest.skip("real L1000 files not in ../shared/data")
-    from biokernels.fingerprints import morgan_fingerprints
+    from biokernels.features.fingerprints import morgan_fingerprints
 
     raw = read_gctx_meta(REAL, axis="col")
     pert = pd.read_csv(PERTINFO, sep="\t", dtype=str, usecols=["pert_id", "canonical_smiles"]).set_index("pert_id")
@@ -402,7 +402,7 @@ def test_generator_layout_doses_pooled_match_its_instance_table(tmp_path):
     pool doses are exactly those with > 1 distinct valid dose in
     inst_info.txt (ground truth written by the generator), and none pools
     times."""
-    from biokernels.fingerprints import morgan_fingerprints
+    from biokernels.features.fingerprints import morgan_fingerprints
     from biokernels.io.cmap import read_sample_info
     from biokernels.synth import drug_screen as ds
 

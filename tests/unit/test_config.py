@@ -33,14 +33,14 @@ def test_schema_errors_report_nan_and_inf_by_key(tmp_path):
 
 def test_drug_screen_replicate_key_schema():
     """drug_screen.replicate_key takes exactly [pert, cell] or [pert, cell,
-    dose, time] (config/schemas/config.schema.yaml)."""
+    dose, time] (workflow/schemas/config.schema.yaml)."""
     import copy
     from pathlib import Path
 
     import yaml
 
     repo = Path(__file__).resolve().parents[2]
-    schema = repo / "config/schemas/config.schema.yaml"
+    schema = repo / "workflow/schemas/config.schema.yaml"
     base = yaml.safe_load((repo / "config/config.yaml").read_text())
     assert base["drug_screen"]["replicate_key"] == ["pert", "cell"]
     for value, ok in ((["pert", "cell"], True), (["pert", "cell", "dose", "time"], True),

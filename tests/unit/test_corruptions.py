@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 from biokernels.synth.corruptions import (CORRUPTIONS, corrupt, digit_transfer_task,
                                           load_digit_images)
 

@@ -1,5 +1,5 @@
-"""DepMap viability by projection (biokernels.depmap, biokernels.synth.depmap,
-biokernels.depmap_tables): the generator's planted defects are found and
+"""DepMap viability by projection (biokernels.studies.depmap.protocol, biokernels.synth.depmap,
+biokernels.studies.depmap.tables): the generator's planted defects are found and
 counted, drugs match by structure, the kernel ridge on a Gram agrees with
 scikit-learn, the imputed expression carries the planted signal, and the
 S9a law is exact on an exact law."""
@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from sklearn.kernel_ridge import KernelRidge
 
-from biokernels import depmap as dm
+from biokernels.studies.depmap import protocol as dm
 from biokernels.io import depmap as dio
-from biokernels.depmap_tables import featurization_table, s9a_table, s9b_table
-from biokernels.io.networks import InputError
+from biokernels.studies.depmap.tables import featurization_table, s9a_table, s9b_table
+from biokernels.errors import InputError
 from biokernels.synth import drug_screen as ds
 from biokernels.synth.depmap import ABSENT_CELL, generate_depmap, response_model
 from tolerances import EPS32, EPS64, solve_rtol

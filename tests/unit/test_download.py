@@ -7,7 +7,7 @@ import os
 import pytest
 
 from biokernels.io.download import fetch, md5_file, sha256_file
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 
 PAYLOAD = b"gene\tscore\nTP53\t1.5\n" * 1000
 

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 import torch
 
-from biokernels.drug_screen import (SourceModel, ScreenData, assign_folds, cross_validate_cell, fit_predict_target,
+from biokernels.studies.drug_screen.protocol import (SourceModel, ScreenData, assign_folds, cross_validate_cell, fit_predict_target,
                                     krr_fit_predict, split_cell_lines, unit_rows)
-from biokernels.drug_screen_tables import fig4ab_table, fig4cd_table
-from biokernels.io.networks import InputError
+from biokernels.studies.drug_screen.tables import fig4ab_table, fig4cd_table
+from biokernels.errors import InputError
 from biokernels.kernels.ntk import ntk_relu, ntk_relu_indexed
 from biokernels.metrics import mean_r2
 from tolerances import EPS64, perturbed_solve_error, solve_rtol

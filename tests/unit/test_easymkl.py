@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 from biokernels.solvers.easymkl import KOMD, EasyMKL, komd_dual
 from tolerances import (EPS32, easymkl_weight_bound, easymkl_weights_shift, komd_decision_bound,
                         komd_kkt_violation, komd_objective, komd_radius, komd_smo_radius)

@@ -1,4 +1,4 @@
-"""Morgan fingerprints and Mol2Vec from SMILES (biokernels.fingerprints)."""
+"""Morgan fingerprints and Mol2Vec from SMILES (biokernels.features.fingerprints)."""
 
 import logging
 import warnings
@@ -10,8 +10,8 @@ import pytest
 from rdkit import Chem, RDLogger, rdBase
 from rdkit.Chem import AllChem, rdFingerprintGenerator
 
-from biokernels.fingerprints import mol2vec_embeddings, mol2vec_sentence, morgan_fingerprints
-from biokernels.io.networks import InputError
+from biokernels.features.fingerprints import mol2vec_embeddings, mol2vec_sentence, morgan_fingerprints
+from biokernels.errors import InputError
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 GCTX = SHARED_DATA / "l1000_cmapR_modzs_n272x978" / "modzs_n272x978.gctx"

@@ -11,7 +11,7 @@ import pytest
 
 from biokernels.io.gctx import (GCT, iter_gctx_columns, read_gct, read_gctx, read_gctx_meta, write_gct,
                                 write_gctx)
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 REAL = SHARED_DATA / "l1000_cmapR_modzs_n272x978" / "modzs_n272x978.gctx"

@@ -9,7 +9,7 @@ import pytest
 from sklearn.model_selection import cross_val_score
 from sklearn.svm import SVC
 
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 from biokernels.solvers.mkl import (CKA, PWMK, EasyMKL, FHeuristic, MKLClassifier,
                                     centered_alignment_terms, kernel_alignment)
 from tolerances import EPS32, EPS64, box_radius, solve_rtol

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biokernels.io.networks import InputError
-from biokernels.mkl_transfer import (KERNEL_NAMES, METHODS, KernelSpec, base_kernels, digit_tasks,
+from biokernels.errors import InputError
+from biokernels.studies.mkl_transfer.protocol import (KERNEL_NAMES, METHODS, KernelSpec, base_kernels, digit_tasks,
                                      krr_coefficients, loo_ridge, resolve_kernel_spec, run_transfer, summarize,
                                      translate, viability_tasks)
 from tolerances import EPS64, solve_rtol

@@ -22,8 +22,8 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from biokernels.io.networks import InputError
-from biokernels.mmdt_tasks import (
+from biokernels.errors import InputError
+from biokernels.studies.mmdt.protocol import (
     cohort_transfer_curve,
     curve_table,
     report_convergence,
@@ -532,7 +532,7 @@ def test_upsampling_matrix():
 
 
 def test_cohort_domains_pool_standardize_and_share_genes():
-    from biokernels.mmdt_tasks import cohort_domains
+    from biokernels.studies.mmdt.protocol import cohort_domains
 
     rng = np.random.default_rng(0)
     a = pd.DataFrame(rng.normal(5, 2, (30, 4)), columns=["g1", "g2", "g3", "g4"])

@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from biokernels.io.labels import read_mips_funcat, select_tasks
-from biokernels.io.networks import (InputError, adjacency_matrix, clean_edges, component_summary,
+from biokernels.errors import InputError
+from biokernels.io.networks import (adjacency_matrix, clean_edges, component_summary,
                                     gene_rule_genes, ligand_style_network, read_edge_list,
                                     reaction_metabolites)
 from conftest import SHARED_DATA

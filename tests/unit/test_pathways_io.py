@@ -11,7 +11,7 @@ import pytest
 from conftest import SHARED_DATA
 from biokernels.io.cohorts import (collapse_probes, five_year_labels, read_arff_cohort, read_cohort,
                                    read_expression_tsv, read_labels_tsv, read_vdxs_cohort)
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 from biokernels.io.pathways import (combine_string_scores, read_gmt, read_sif, read_string_network,
                                     write_gmt)
 

@@ -1,4 +1,4 @@
-"""PIMKL study library (biokernels.pimkl): Algorithm S1 recovers the planted
+"""PIMKL study library (biokernels.studies.pimkl.protocol): Algorithm S1 recovers the planted
 pathways, the signature statistics agree with scipy / statsmodels, Algorithm
 S2 shapes, fold errors, determinism."""
 
@@ -10,9 +10,10 @@ import pytest
 from scipy.stats import wilcoxon
 from statsmodels.stats.multitest import multipletests
 
-from biokernels import pimkl
+from biokernels.studies.pimkl import protocol as pimkl
 from biokernels.io.cohorts import read_cohort, read_expression_tsv
-from biokernels.io.networks import InputError, read_edge_list
+from biokernels.errors import InputError
+from biokernels.io.networks import read_edge_list
 from biokernels.io.pathways import read_gmt
 from biokernels.synth.pimkl import generate_default
 
@@ -175,7 +176,7 @@ def test_signature_tests_bh_over_the_finite_p_values_when_one_is_nan(caplog):
     pathways with a p-value (statsmodels on that subset), the NaN row stays
     NaN and not significant, and the count is in the table and the log."""
     w = _planted_weights(nan_pathway="p3")
-    with caplog.at_level("WARNING", logger="biokernels.pimkl"):
+    with caplog.at_level("WARNING", logger="biokernels.studies.pimkl.protocol"):
         t = pimkl.signature_tests(w, alpha=0.05)
     x = t[t["cohort"] == "x"].set_index("pathway")
     assert np.isnan(x.loc["p3", "p_value"]) and np.isnan(x.loc["p3", "p_adjusted"])
@@ -194,7 +195,7 @@ def test_signature_tests_bh_over_the_finite_p_values_when_one_is_nan(caplog):
     msg = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(msg) == 1 and "cohort x" in msg[0] and "['p3']" in msg[0] and "1 of 6" in msg[0]
     # the Figure 3b table (written to tables/fig3b.tsv) carries the counts
-    from biokernels.pimkl_figures import table_fig3b
+    from biokernels.studies.pimkl.figures import table_fig3b
     fig = table_fig3b(w, 0.05, 1)
     assert {"n_tested", "n_no_p_value"} <= set(fig.columns)
     assert fig.loc[fig["cohort"] == "x", "n_no_p_value"].eq(1).all()
@@ -215,7 +216,7 @@ def test_figs4_correlation_is_the_centred_pearson_r():
     # Pearson r: column pearson_r_centred, as in biokernels.metrics; no bare pearson_r column.
     from scipy.stats import pearsonr
 
-    from biokernels.pimkl_figures import table_figS4
+    from biokernels.studies.pimkl.figures import table_figS4
 
     trained = {"p0": [0.1, 0.2], "p1": [0.5, 0.5], "p2": [0.3, 0.1], "p3": [0.9, 0.7]}
     s2 = pd.DataFrame([{"omics": "mrna", "pathway": p, "fold": k, "weight": w}

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from biokernels import pimkl
-from biokernels.io.networks import InputError
+from biokernels.studies.pimkl import protocol as pimkl
+from biokernels.errors import InputError
 from biokernels.solvers.easymkl import KOMD, EasyMKL
 from biokernels.solvers.kernel_lists import check_predict_kernel, kernel_sketch, predict_tolerance
 
@@ -128,7 +128,7 @@ def test_easymkl_rejects_a_test_by_test_kernel_and_names_it():
 def test_diffusion_svm_scoring_rejects_a_test_by_test_kernel():
     from biokernels.io.networks import adjacency_matrix
     from biokernels.kernels.diffusion import laplacian, laplacian_eigh
-    from biokernels.protein_function import KernelBlocks, svm_task_scores
+    from biokernels.studies.diffusion.protocol import KernelBlocks, svm_task_scores
     from biokernels.synth.networks import planted_function_network
 
     edges, labels, _ = planted_function_network(120, 500, 2, np.random.default_rng(1))
@@ -173,7 +173,7 @@ def test_mkl_classifier_rejects_a_test_by_test_kernel():
     import numpy as np
     import pytest
 
-    from biokernels.io.networks import InputError
+    from biokernels.errors import InputError
     from biokernels.solvers.mkl import CKA, MKLClassifier
 
     rng = np.random.default_rng(0)

@@ -6,9 +6,9 @@ import pytest
 from scipy import stats as sstats
 
 from biokernels.io.networks import adjacency_matrix
-from biokernels.io.protein_data import prepare_inputs
+from biokernels.studies.diffusion.data import prepare_inputs
 from biokernels.kernels.diffusion import diffusion_betas, laplacian, laplacian_eigh
-from biokernels.protein_function import evaluate_sm1, evaluate_split, target_matrix
+from biokernels.studies.diffusion.protocol import evaluate_sm1, evaluate_split, target_matrix
 from biokernels.stats import (best_roc_per_task_table, mean_roc_table, read_roc_tables,
                               roc_per_kernel_table, roc_threshold_table, stability_table,
                               wilcoxon_table)
@@ -214,7 +214,7 @@ def test_sensitivity_beta_step_sweep_is_the_laplacian_scale(tiny_split):
     """exp(beta (c L)) = exp((c beta) L): the step sweep on a network whose
     weights are scaled by c equals the sweep with steps times c on the
     original network (same mDKL weights, same ROC)."""
-    from biokernels.protein_function import sensitivity_table
+    from biokernels.studies.diffusion.protocol import sensitivity_table
 
     A, d, P, labels, train, _ = tiny_split
     sens = {"C_grid": [1.0], "lams": [1e-6], "n_kernels": [6], "beta_steps": [0.2, 0.5]}
@@ -253,7 +253,7 @@ def test_generator_bad_values_name_the_source(generator, match):
 # --- Laplacian kind, unannotated proteins, train-only kernel-scale choice ----
 
 from biokernels.kernels.diffusion import naive_diffusion_kernels  # noqa: E402
-from biokernels.protein_function import (ScaleCandidate, annotated_mask, choose_kernel_scale,  # noqa: E402
+from biokernels.studies.diffusion.protocol import (ScaleCandidate, annotated_mask, choose_kernel_scale,  # noqa: E402
                                          run_split, split_masks)
 
 
@@ -311,7 +311,7 @@ def test_excluded_unannotated_proteins_are_neither_trained_on_nor_scored(planted
     from sklearn.svm import SVC
 
     from biokernels.kernels.diffusion import diffusion_spectra
-    from biokernels.protein_function import KernelBlocks
+    from biokernels.studies.diffusion.protocol import KernelBlocks
 
     A, d, P, labels, train = planted_small
     ann = annotated_mask(labels)

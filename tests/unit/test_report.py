@@ -17,7 +17,7 @@ from biokernels.report import (VERDICT_KINDS, Context, PaperValuesError, Selecto
 
 REPO = Path(__file__).resolve().parents[2]
 PAPER_VALUES = REPO / "config/paper_values.yaml"
-SCHEMA = REPO / "config/schemas/paper_values.schema.yaml"
+SCHEMA = REPO / "workflow/schemas/paper_values.schema.yaml"
 
 
 def _doc():

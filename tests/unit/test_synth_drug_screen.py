@@ -15,7 +15,7 @@ from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold
 
 from biokernels.io.gctx import read_gctx
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 from biokernels.synth import drug_screen as ds
 from tolerances import EPS32
 

@@ -1,4 +1,4 @@
-"""Linear-setting theory of projection and translation (biokernels.theory).
+"""Linear-setting theory of projection and translation (biokernels.studies.theory.protocol).
 
 Checks the closed forms against an exact Monte-Carlo simulator of the
 paper's setting (Gaussian isotropic data, noiseless labels, min-norm least
@@ -15,7 +15,7 @@ import pytest
 from matplotlib.figure import Figure
 from scipy.stats import norm
 
-from biokernels import theory as th
+from biokernels.studies.theory import protocol as th
 
 # |z| threshold for "theory equals simulation" in a single comparison: 3 standard
 # errors of the Monte-Carlo mean (z is ~N(0, 1) with n_rep >= 400 draws; two-sided

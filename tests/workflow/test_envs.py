@@ -123,7 +123,7 @@ def test_env_lists_every_third_party_import(workflow_rules):
 
 def test_env_pins_equal_pyproject_pins():
     pins = pyproject_pins()
-    env_files = sorted((REPO / "envs").glob("*.yaml"))
+    env_files = sorted((REPO / "workflow" / "envs").glob("*.yaml"))
     assert env_files
     for env_file in env_files:
         for name, ver in env_packages(env_file).items():
@@ -137,5 +137,5 @@ def test_env_pins_equal_pyproject_pins():
 def test_import_scanner_sees_transitive_library_imports():
     # demo_sweep.py imports biokernels.solvers.krr, which imports torch at
     # module level and sklearn inside r2_score: both must be found.
-    found = third_party_imports(REPO / "scripts" / "demo_sweep.py")
+    found = third_party_imports(REPO / "workflow" / "scripts" / "demo_sweep.py")
     assert {"torch", "sklearn", "numpy", "pandas"} <= found

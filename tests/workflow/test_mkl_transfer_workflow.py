@@ -8,7 +8,7 @@ import pytest
 
 from conftest import REPO, run_snakemake
 
-TINY = [str(REPO / "tests/configs/drug_screen_tiny.yaml"), str(REPO / "tests/configs/mkl_transfer_tiny.yaml")]
+TINY = [str(REPO / ".test/config/drug_screen_tiny.yaml"), str(REPO / ".test/config/mkl_transfer_tiny.yaml")]
 METHODS = {"CKA", "EasyMKL", "FHeuristic", "PWMK"}
 MODELS = {"baseline", "transfer", "translation", "source"}
 

@@ -9,7 +9,7 @@ from conftest import REPO, run_snakemake
 
 pytestmark = pytest.mark.slow
 
-CONFIGS = [str(REPO / "tests/configs/pimkl_tiny.yaml"), str(REPO / "tests/configs/mmdt_tiny.yaml")]
+CONFIGS = [str(REPO / ".test/config/pimkl_tiny.yaml"), str(REPO / ".test/config/mmdt_tiny.yaml")]
 
 
 def test_mmdt_targets_on_tiny_settings(workdir):

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import REPO, run_snakemake
 
-TINY = REPO / "tests/configs/pimkl_tiny.yaml"
+TINY = REPO / ".test/config/pimkl_tiny.yaml"
 TARGETS = ["pimkl_fig3a", "pimkl_fig3b", "pimkl_fig4", "pimkl_fig5", "pimkl_fig6", "pimkl_figS1", "pimkl_figS2",
            "pimkl_figS4", "pimkl_sensitivity"]
 FIGS = ["fig3a", "fig3b", "fig4", "fig5", "fig6", "figS1", "figS2", "figS4", "sensitivity"]

@@ -25,9 +25,9 @@ from conftest import REPO, copy_workflow, run_snakemake
 
 pytestmark = pytest.mark.slow
 
-CONFIGS = [REPO / "tests/configs/theory_tiny.yaml", REPO / "tests/configs/diffusion_tiny.yaml",
-           REPO / "tests/configs/drug_screen_tiny.yaml", REPO / "tests/configs/pimkl_tiny.yaml",
-           REPO / "tests/configs/mmdt_tiny.yaml", REPO / "tests/configs/mkl_transfer_tiny.yaml"]
+CONFIGS = [REPO / ".test/config/theory_tiny.yaml", REPO / ".test/config/diffusion_tiny.yaml",
+           REPO / ".test/config/drug_screen_tiny.yaml", REPO / ".test/config/pimkl_tiny.yaml",
+           REPO / ".test/config/mmdt_tiny.yaml", REPO / ".test/config/mkl_transfer_tiny.yaml"]
 # The landed studies and what each must show in the report (figure file
 # names per paper category prefix).
 EXPECTED = {

@@ -155,7 +155,7 @@ def test_failing_rule_leaves_no_output_and_rerun_resumes(workdir):
     assert (workdir / "results/demo/tables/demo_lam_sweep.tsv").exists()
 
 
-TINY_DKL = REPO / "tests/configs/diffusion_tiny.yaml"
+TINY_DKL = REPO / ".test/config/diffusion_tiny.yaml"
 DKL_TARGETS = ["dkl_table2", "dkl_table3", "dkl_table4", "dkl_fig1", "dkl_fig2", "dkl_fig3", "dkl_fig4",
                "dkl_sensitivity"]
 
@@ -295,7 +295,7 @@ def test_missing_input_file_fails_before_any_job_naming_the_key(workdir):
     assert not (workdir / "results").exists()
 
 
-TINY_DS = REPO / "tests/configs/drug_screen_tiny.yaml"
+TINY_DS = REPO / ".test/config/drug_screen_tiny.yaml"
 DS_FIG_TARGETS = [f"screen_fig4{p}" for p in "abcdef"]
 
 
@@ -334,7 +334,7 @@ def test_drug_screen_end_to_end_on_a_small_screen(workdir):
     # machines). Its results sit beside Morgan's; the data steps are reused.
     from gensim.models import Word2Vec
 
-    from biokernels.fingerprints import mol2vec_sentence
+    from biokernels.features.fingerprints import mol2vec_sentence
 
     pert = pd.read_csv(workdir / "resources/drug_screen/tiny/raw/pert_info.txt", sep="\t")
     sentences = []

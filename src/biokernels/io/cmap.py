@@ -61,7 +61,7 @@ import pandas as pd
 from scipy import sparse
 
 from biokernels.io.gctx import iter_gctx_columns, read_gctx_meta
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 
 TREATMENT = "trt_cp"
 CONTROL = "ctl_vehicle"

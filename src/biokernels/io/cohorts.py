@@ -48,7 +48,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from biokernels.io.networks import InputError, read_table
+from biokernels.errors import InputError
+from biokernels.io.networks import read_table
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 
 VIABILITY_FIELDS = ("drug", "smiles", "cell", "value")
 DROP_REASONS = ("missing_value", "no_structure", "cell_not_in_cmap", "duplicate_merged")

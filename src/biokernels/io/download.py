@@ -22,7 +22,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 
 _BLOCK = 1 << 20  # bytes read per step
 _HEX = {"sha256": 64, "md5": 32}

@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from biokernels.io.download import atomic_destination
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 
 GCTX_VERSION = b"GCTX1.0"
 MATRIX = "0/DATA/0/matrix"

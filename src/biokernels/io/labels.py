@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from biokernels.io.networks import InputError, read_table
+from biokernels.errors import InputError
+from biokernels.io.networks import read_table
 
 
 def _read_lines(path: str | Path, what: str) -> list[str]:

@@ -21,10 +21,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biokernels.errors import InputError
 
-class InputError(ValueError):
-    """Bad input data: the message names the file, the row or field, and what
-    was expected."""
 
 
 def read_edge_list(path: str | Path, source_col: str = "protein_a", target_col: str = "protein_b",

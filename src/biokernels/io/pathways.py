@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from biokernels.io.networks import InputError, clean_edges, read_table
+from biokernels.errors import InputError
+from biokernels.io.networks import clean_edges, read_table
 
 log = logging.getLogger(__name__)
 

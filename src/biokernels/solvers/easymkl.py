@@ -67,7 +67,7 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 from biokernels.solvers.kernel_lists import (check_binary_labels, check_kernel_list, check_predict_kernel,
                                              check_test_kernel_list, combine_kernels, float_eps,
                                              kernel_sketch)

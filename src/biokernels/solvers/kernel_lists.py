@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 
 __all__ = ["check_kernel_list", "check_test_kernel_list", "check_predict_kernel", "kernel_sketch",
            "KernelSketch", "float_eps", "predict_tolerance", "check_binary_labels", "check_weights", "combine_kernels"]

@@ -35,7 +35,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import cross_val_score
 from sklearn.svm import SVC
 
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 from biokernels.solvers.easymkl import KOMD, EasyMKL
 from biokernels.solvers.kernel_lists import (check_binary_labels, check_kernel_list,
                                              check_test_kernel_list, check_weights, kernel_sketch,

@@ -123,7 +123,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 
 __all__ = [
     "MMDT",

@@ -38,7 +38,7 @@ import numpy as np
 import scipy.fft
 import scipy.ndimage as ndi
 
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 
 __all__ = ["CORRUPTIONS", "corrupt", "digit_transfer_task", "load_digit_images"]
 

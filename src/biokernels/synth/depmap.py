@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from biokernels.io.download import atomic_destination
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 from biokernels.synth.drug_screen import DrugResponseModel, approved_drug_smiles
 
 _S_DEPMAP = 21

@@ -44,10 +44,10 @@ import numpy as np
 import pandas as pd
 from rdkit.Chem import Crippen, Descriptors, rdFingerprintGenerator, rdMolDescriptors
 
-from biokernels.fingerprints import parse_smiles
+from biokernels.features.fingerprints import parse_smiles
 from biokernels.io.download import atomic_destination
 from biokernels.io.gctx import GCT, write_gctx
-from biokernels.io.networks import InputError
+from biokernels.errors import InputError
 
 PERT_ID_FORMAT = "BRD-SYN{:05d}"
 BAD_ID_START = 90001  # planted bad compounds: BRD-SYN90001... (clear of the drugs' ids)

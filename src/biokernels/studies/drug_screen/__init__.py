@@ -1,0 +1,5 @@
+"""Virtual drug screening by kernel transfer (Radhakrishnan et al. 2023,
+Fig. 4): CMAP/L1000 preprocessing, the NTK kernel-ridge source model,
+projection and translation to held-out cell lines (``protocol``), and the
+scaling-law tables (``tables``).
+"""

@@ -1,0 +1,454 @@
+"""Virtual drug screening by kernel transfer (Radhakrishnan, Ruiz Luyten,
+Prasad & Uhler, Nat Commun 2023: Results "Transfer learning via projection
+and translation in virtual drug screening", Definitions 1-3, Fig. 4; Methods
+"Details for virtual drug screening").
+
+A sample is a (drug, cell line) pair; its features are ``x = [drug | cell]``
+(Morgan fingerprint | control expression of the cell line) and its label is
+the replicate-averaged expression of the d kept genes. The source model is
+NTK kernel ridge regression on the source cell lines; each target cell line
+gets five predictors, compared by 5-fold cross-validation:
+
+``mean``
+    the mean training expression of the cell line;
+``baseline``
+    the NTK trained on the target cell line alone (the prior kernel method);
+``projection`` (Definition 1)
+    an NTK model on the source predictions ``f_s(x)``;
+``translation`` (Definition 2)
+    ``f_s(x) + f_c(x)``, ``f_c`` an NTK model fitted to ``y - f_s(x)``;
+``projection_translation`` (Definition 3)
+    an NTK model on ``[f_s(x) | x]``.
+
+Choices the paper leaves open, made here and stated once:
+
+* Feature blocks are scaled to unit norm per sample (drug fingerprint;
+  cell control expression after subtracting the mean over source cell
+  lines; source predictions after subtracting the source training mean), so
+  the NTK sees blocks of equal weight whatever their dimension or units.
+* Every kernel model fits ``y - mean(y_train)`` and adds the mean back (an
+  intercept), so large ridges shrink towards the cell line's mean, not
+  towards zero expression; translation fits the centred residual, i.e. it
+  also learns the constant shift of a new cell line.
+* The NTK is that of a one-hidden-layer ReLU network with bias
+  (:mod:`biokernels.kernels.ntk`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from biokernels.studies.drug_screen.tables import MODELS, assign_folds, split_cell_lines  # noqa: F401 (re-exported)
+from biokernels.errors import InputError
+from biokernels.kernels.ntk import ntk_relu_indexed
+from biokernels.metrics import pearson_r_centred, pearson_r_paper, per_sample_cosine, per_sample_r2
+from biokernels.solvers.ridge import NTKRidge, solve_ridge
+
+KERNEL_MODELS = MODELS[1:]
+
+
+# --------------------------------------------------------------------------- features
+
+
+def unit_rows(X: np.ndarray, name: str) -> np.ndarray:
+    """Rows scaled to unit Euclidean norm.
+
+    Raises
+    ------
+    InputError
+        A row is zero (e.g. a fingerprint with no bit set), naming its index.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    if (norms == 0).any():
+        i = int(np.flatnonzero(norms[:, 0] == 0)[0])
+        raise InputError(f"{name}: row {i} is all zero; cannot scale it to unit norm")
+    return X / norms
+
+
+def cell_embedding(controls: pd.DataFrame, source: list[str]) -> pd.DataFrame:
+    """Cell-line features: control expression minus its mean over the source
+    cell lines, scaled to unit norm (cells x genes)."""
+    centred = controls - controls.loc[source].mean(axis=0)
+    return pd.DataFrame(unit_rows(centred.to_numpy(), "cell embedding"), index=controls.index,
+                        columns=controls.columns)
+
+
+@dataclass
+class ScreenData:
+    """Arrays of one screen, aligned by pair.
+
+    Attributes
+    ----------
+    Y : array (n_pairs, d), log2 expression
+    drug_idx, cell_idx : int arrays (n_pairs,), rows of ``D`` and ``C``
+    D : array (n_drugs, p_d), unit-norm drug features
+    C : array (n_cells, p_c), unit-norm cell features
+    folds : DataFrame from :func:`assign_folds`, same order as ``Y``
+    drugs, cells : Index of ids for the rows of D and C
+    genes : Index of gene ids (columns of Y)
+    """
+
+    Y: np.ndarray
+    drug_idx: np.ndarray
+    cell_idx: np.ndarray
+    D: np.ndarray
+    C: np.ndarray
+    folds: pd.DataFrame
+    drugs: pd.Index
+    cells: pd.Index
+    genes: pd.Index
+
+    def features(self, idx: np.ndarray) -> np.ndarray:
+        """Dense ``[drug | cell]`` features of the pairs ``idx`` (n, p_d + p_c)."""
+        return np.hstack([self.D[self.drug_idx[idx]], self.C[self.cell_idx[idx]]])
+
+
+def build_screen(expression: pd.DataFrame, folds: pd.DataFrame, fingerprints: pd.DataFrame,
+                 controls: pd.DataFrame, source: list[str]) -> ScreenData:
+    """Assemble :class:`ScreenData` from the preprocessed tables.
+
+    Raises
+    ------
+    InputError
+        A pair's drug has no fingerprint or its cell line no control row.
+    """
+    folds = folds.loc[folds["role"] != "dropped"]
+    expression = expression.loc[folds.index]
+    drugs = pd.Index(sorted(folds["pert_id"].unique()))
+    miss = drugs[~drugs.isin(fingerprints.index)]
+    if len(miss):
+        raise InputError(f"fingerprints: {len(miss)} drug(s) of the screen have none, e.g. {list(miss[:5])}")
+    cells = pd.Index(sorted(folds["cell_id"].unique()))
+    miss = cells[~cells.isin(controls.index)]
+    if len(miss):
+        raise InputError(f"controls: {len(miss)} cell line(s) have no control expression: {list(miss[:10])}")
+    D = unit_rows(fingerprints.loc[drugs].to_numpy(np.float64), "drug fingerprints")
+    C = cell_embedding(controls.loc[cells], [c for c in source if c in cells]).to_numpy()
+    return ScreenData(Y=expression.to_numpy(np.float64), drug_idx=drugs.get_indexer(folds["pert_id"]),
+                      cell_idx=cells.get_indexer(folds["cell_id"]), D=D, C=C, folds=folds,
+                      drugs=drugs, cells=cells, genes=expression.columns)
+
+
+# --------------------------------------------------------------------------- kernel ridge
+
+
+def krr_fit_predict(X_train: np.ndarray, Y_train: np.ndarray, X_test: np.ndarray, lam: float, *,
+                    kernel_params: dict | None = None, device: str | torch.device = "cpu",
+                    solver: str = "cholesky") -> np.ndarray:
+    """NTK kernel ridge with an intercept on dense features.
+
+    Fits ``(K + lam I) alpha = Y - mean(Y)`` and predicts
+    ``k(x, X) alpha + mean(Y)``, in float64, with
+    :class:`biokernels.solvers.ridge.NTKRidge`.
+
+    Parameters
+    ----------
+    X_train : array (n, p); Y_train : array (n, d); X_test : array (m, p)
+    lam : float >= 0
+    kernel_params : dict, optional
+        ``w_std``/``b_std`` of :func:`biokernels.kernels.ntk.ntk_relu`.
+
+    Returns
+    -------
+    array (m, d)
+    """
+    mu = Y_train.mean(axis=0)
+    model = NTKRidge(lam=lam, solver=solver, device=device, dtype=torch.float64, **(kernel_params or {}))
+    return model.fit(X_train, Y_train - mu).predict(X_test) + mu
+
+
+class SourceModel:
+    """The source model: NTK kernel ridge on ``[drug | cell]`` over the source
+    pairs, with Grams built from the drug and cell Grams by index
+    (:func:`biokernels.kernels.ntk.ntk_relu_indexed`) in float32, so the
+    full CMAP source (~54k pairs) needs one n x n float32 buffer.
+
+    Parameters
+    ----------
+    lam : float
+        Ridge (paper: 1000, chosen on a 10k random subset).
+    kernel_params : dict, optional
+    device : torch device
+    solver : {"auto", "cholesky", "cg"}
+        See :func:`biokernels.solvers.ridge.solve_ridge`.
+    dtype : torch dtype
+        float32 (default, what fits at full scale) or float64.
+    block : int
+        Rows per block when predicting.
+    """
+
+    def __init__(self, lam: float, kernel_params: dict | None = None, device="cpu", solver: str = "auto",
+                 dtype=torch.float32, block: int = 4096):
+        self.lam, self.kernel_params, self.device = lam, kernel_params or {}, device
+        self.solver, self.dtype, self.block = solver, dtype, block
+
+    def fit(self, data: ScreenData, train: np.ndarray) -> "SourceModel":
+        """Fit on the pairs ``train`` (int indices into ``data``)."""
+        dev = self.device
+        self._Gd = torch.as_tensor(data.D @ data.D.T, dtype=self.dtype, device=dev)
+        self._Gc = torch.as_tensor(data.C @ data.C.T, dtype=self.dtype, device=dev)
+        self._rows = (torch.as_tensor(data.drug_idx[train], device=dev),
+                      torch.as_tensor(data.cell_idx[train], device=dev))
+        n = len(train)
+        K = torch.empty((n, n), dtype=self.dtype, device=dev)
+        ntk_relu_indexed(self._Gd, self._Gc, self._rows, None, out=K, dtype=self.dtype, **self.kernel_params)
+        self.mu_ = data.Y[train].mean(axis=0)
+        self.alpha_, self.info_ = solve_ridge(K, torch.as_tensor(data.Y[train] - self.mu_, dtype=self.dtype,
+                                                                 device=dev), self.lam, method=self.solver,
+                                              overwrite=True)
+        del K
+        return self
+
+    def predict(self, data: ScreenData, idx: np.ndarray) -> np.ndarray:
+        """Predicted expression of the pairs ``idx`` (len(idx), d), float64."""
+        out = np.empty((len(idx), data.Y.shape[1]))
+        dev = self.device
+        for s in range(0, len(idx), self.block):
+            blk = idx[s:s + self.block]
+            rows = (torch.as_tensor(data.drug_idx[blk], device=dev), torch.as_tensor(data.cell_idx[blk], device=dev))
+            Kb = ntk_relu_indexed(self._Gd, self._Gc, rows, self._rows, dtype=self.dtype, **self.kernel_params)
+            out[s:s + len(blk)] = (Kb @ self.alpha_).double().cpu().numpy()
+        return out + self.mu_
+
+
+def select_ridge(score_fn, grid: list[float]) -> tuple[float, pd.DataFrame]:
+    """Grid search: ``score_fn(lam)`` returns the validation mean R²; the best
+    lam (the smallest on ties) and the table ``lam``, ``r2``."""
+    rows = [{"lam": float(lam), "r2": float(score_fn(lam))} for lam in grid]
+    table = pd.DataFrame(rows)
+    best = float(table.sort_values(["r2", "lam"], ascending=[False, True]).iloc[0]["lam"])
+    return best, table
+
+
+def holdout(n: int, subset: int, seed: int, frac: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+    """Random subset of ``min(n, subset)`` positions split into train and
+    validation (``frac``), for ridge selection."""
+    rng = np.random.default_rng(seed)
+    pick = rng.permutation(n)[:min(n, subset)]
+    n_val = max(1, int(round(frac * len(pick))))
+    return pick[n_val:], pick[:n_val]
+
+
+# --------------------------------------------------------------------------- transfer
+
+
+def transfer_features(data: ScreenData, idx: np.ndarray, f_s: np.ndarray, source_mean: np.ndarray
+                      ) -> dict[str, np.ndarray]:
+    """Inputs of the target models for the pairs ``idx``.
+
+    Parameters
+    ----------
+    f_s : array (len(idx), d)
+        Source predictions for those pairs.
+    source_mean : array (d,)
+        Mean expression of the source training pairs.
+
+    Returns
+    -------
+    dict: ``x`` (unit-norm drug | unit-norm cell), ``proj`` (unit-norm
+    centred source prediction), ``proj_x`` (``[proj | x]``).
+    """
+    x = data.features(idx)
+    proj = unit_rows(f_s - source_mean, "source predictions")
+    return {"x": x, "proj": proj, "proj_x": np.hstack([proj, x])}
+
+
+def fit_predict_target(model: str, feats_tr: dict, Y_tr: np.ndarray, fs_tr: np.ndarray, feats_te: dict,
+                       fs_te: np.ndarray, lam: float, kernel_params: dict | None = None,
+                       device="cpu") -> np.ndarray:
+    """Train one target predictor on a target training set and predict a test set.
+
+    Parameters
+    ----------
+    model : one of :data:`MODELS`
+    feats_tr, feats_te : dicts from :func:`transfer_features`
+    Y_tr : array (n, d), true training expression
+    fs_tr, fs_te : arrays, source predictions for the training / test pairs
+    lam : float, ridge of this model
+
+    Returns
+    -------
+    array (m, d), predicted test expression.
+    """
+    kw = {"kernel_params": kernel_params, "device": device}
+    if model == "mean":
+        return np.broadcast_to(Y_tr.mean(axis=0), (len(fs_te), Y_tr.shape[1])).copy()
+    if model == "baseline":
+        return krr_fit_predict(feats_tr["x"], Y_tr, feats_te["x"], lam, **kw)
+    if model == "projection":
+        return krr_fit_predict(feats_tr["proj"], Y_tr, feats_te["proj"], lam, **kw)
+    if model == "translation":
+        return fs_te + krr_fit_predict(feats_tr["x"], Y_tr - fs_tr, feats_te["x"], lam, **kw)
+    if model == "projection_translation":
+        return krr_fit_predict(feats_tr["proj_x"], Y_tr, feats_te["proj_x"], lam, **kw)
+    raise ValueError(f"model: expected one of {MODELS}, got {model!r}")
+
+
+def _take(feats: dict, pos: np.ndarray) -> dict:
+    return {k: v[pos] for k, v in feats.items()}
+
+
+def _stratum(data: ScreenData, f_s: pd.DataFrame, source_mean: np.ndarray, cell: str, stratum: str):
+    """Positions, folds, pair ids, source predictions, model inputs and true
+    expression of one (target cell line, stratum)."""
+    sel = np.flatnonzero((data.folds["cell_id"].to_numpy() == cell) & (data.folds["stratum"].to_numpy() == stratum))
+    pair_ids = data.folds.index[sel]
+    fs = f_s.loc[pair_ids].to_numpy()
+    return (sel, data.folds["fold"].to_numpy()[sel], pair_ids, fs, transfer_features(data, sel, fs, source_mean),
+            data.Y[sel])
+
+
+def cross_validate_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.ndarray, cell: str,
+                        lams: dict[str, float], kernel_params: dict | None = None, device="cpu",
+                        models=MODELS, log=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """5-fold CV of every predictor on one target cell line, per stratum.
+
+    Parameters
+    ----------
+    f_s : DataFrame (target pairs x genes), source predictions, index = pair id
+    lams : dict model -> ridge
+
+    Returns
+    -------
+    metrics : DataFrame ``cell_id``, ``stratum``, ``model``, ``r2``, ``cosine``,
+        ``pearson_r_paper`` (the paper's printed, uncentred Pearson r),
+        ``pearson_r_centred``, ``n`` computed over all folds' predictions (the
+        paper "reported the metrics computed across all folds"); cosine
+        centred by each fold's training mean of the cell line. See
+        :mod:`biokernels.metrics` for the two Pearson r's.
+    samples : DataFrame ``pair_id``, ``stratum``, ``fold``, ``model``, ``r2``,
+        ``cosine``: per-sample values (Fig. 4e-f).
+    """
+    rows, samples = [], []
+    for stratum in ("seen", "unseen"):
+        sel, fold, pair_ids, fs, feats, Y = _stratum(data, f_s, source_mean, cell, stratum)
+        if len(np.unique(fold)) < 2:
+            if log is not None:
+                log.warning("%s: %d %s-drug pair(s), fewer than 2 folds: stratum skipped", cell, len(sel), stratum)
+            continue
+        if log is not None and len(np.unique(fold)) < fold.max() + 1:
+            log.warning("%s: only %d %s-drug pairs for %d folds", cell, len(sel), stratum, fold.max() + 1)
+        preds = {m: np.empty_like(Y) for m in models}
+        centre = np.empty_like(Y)
+        for k in np.unique(fold):
+            tr, te = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
+            if len(tr) == 0:
+                continue
+            centre[te] = Y[tr].mean(axis=0)
+            for m in models:
+                preds[m][te] = fit_predict_target(m, _take(feats, tr), Y[tr], fs[tr], _take(feats, te), fs[te],
+                                                  lams.get(m, 0.0), kernel_params, device)
+        for m in models:
+            r2 = per_sample_r2(preds[m], Y)
+            cos = per_sample_cosine(preds[m], Y, centre)
+            rows.append({"cell_id": cell, "stratum": stratum, "model": m, "r2": r2.mean(), "cosine": cos.mean(),
+                         "pearson_r_paper": pearson_r_paper(preds[m], Y),
+                         "pearson_r_centred": pearson_r_centred(preds[m], Y), "n": len(sel)})
+            samples.append(pd.DataFrame({"pair_id": pair_ids, "stratum": stratum, "fold": fold, "model": m,
+                                         "r2": r2, "cosine": cos}))
+    return pd.DataFrame(rows), (pd.concat(samples, ignore_index=True) if samples else pd.DataFrame())
+
+
+def scaling_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.ndarray, cell: str,
+                 lams: dict[str, float], sizes: list[int], seeds: list[int], kernel_params: dict | None = None,
+                 device="cpu", models=("mean", "baseline", "projection_translation"),
+                 strata=("seen", "unseen")) -> pd.DataFrame:
+    """Metrics against the number of target training samples (Fig. 4c-d).
+
+    For each stratum, fold k, size n and seed, ``n`` pairs are drawn from the
+    training folds (``numpy.random.default_rng(seed + 1000 k)``), each model
+    is fitted on them and scored on fold k. Sizes larger than the training
+    folds are skipped.
+
+    Returns
+    -------
+    DataFrame ``cell_id``, ``stratum``, ``n_train``, ``seed``, ``fold``,
+    ``model``, ``r2``, ``cosine``, ``pearson_r_paper``, ``pearson_r_centred``
+    (see :mod:`biokernels.metrics`).
+    """
+    rows = []
+    for stratum in strata:
+        sel, fold, _, fs, feats, Y = _stratum(data, f_s, source_mean, cell, stratum)
+        if len(sel) < 2:
+            continue
+        for k in np.unique(fold):
+            tr_all, te = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
+            for seed in seeds:
+                order = np.random.default_rng(seed + 1000 * int(k)).permutation(tr_all)
+                for n in sizes:
+                    if n > len(tr_all):
+                        continue
+                    tr = order[:n]
+                    centre = Y[tr].mean(axis=0)
+                    for m in models:
+                        p = fit_predict_target(m, _take(feats, tr), Y[tr], fs[tr], _take(feats, te), fs[te],
+                                               lams.get(m, 0.0), kernel_params, device)
+                        rows.append({"cell_id": cell, "stratum": stratum, "n_train": n, "seed": seed, "fold": int(k),
+                                     "model": m, "r2": per_sample_r2(p, Y[te]).mean(),
+                                     "cosine": per_sample_cosine(p, Y[te], centre).mean(),
+                                     "pearson_r_paper": pearson_r_paper(p, Y[te]),
+                                     "pearson_r_centred": pearson_r_centred(p, Y[te])})
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def load_screen(expression_gctx, controls_tsv, fingerprints_tsv, folds_tsv) -> tuple[ScreenData, list[str]]:
+    """Read the preprocessed screen written by the workflow.
+
+    Parameters
+    ----------
+    expression_gctx : path, genes x pairs GCTX (``preprocess`` rule)
+    controls_tsv : path, cells x genes control expression
+    fingerprints_tsv : path, drugs x bits (``fingerprints`` rule)
+    folds_tsv : path, :func:`assign_folds` table
+
+    Returns
+    -------
+    (ScreenData, source cell lines)
+    """
+    from biokernels.io.gctx import read_gctx
+
+    expr = read_gctx(expression_gctx).data.T
+    controls = pd.read_csv(controls_tsv, sep="\t", index_col=0, dtype={"cell_id": str})
+    controls.columns = controls.columns.astype(str)
+    fps = pd.read_csv(fingerprints_tsv, sep="\t", index_col=0, dtype={"pert_id": str})
+    fps.index = fps.index.astype(str)
+    folds = pd.read_csv(folds_tsv, sep="\t", index_col=0, dtype={"pert_id": str, "cell_id": str},
+                        keep_default_na=False)
+    folds["fold"] = folds["fold"].astype(int)
+    controls = controls[list(expr.columns.astype(str))]
+    source = sorted(folds.loc[folds["role"] == "source", "cell_id"].unique())
+    return build_screen(expr, folds, fps, controls, source), source
+
+
+def load_target_inputs(expression_gctx, controls_tsv, fingerprints_tsv, folds_tsv, predictions_gctx,
+                       availability_tsv) -> tuple[ScreenData, pd.DataFrame, list[str]]:
+    """What every target-side rule reads: the screen (:func:`load_screen`),
+    the source predictions (target pairs x genes) and the target cell lines
+    in rank order (:func:`target_cells`)."""
+    from biokernels.io.gctx import read_gctx
+
+    data, _ = load_screen(expression_gctx, controls_tsv, fingerprints_tsv, folds_tsv)
+    return data, read_gctx(predictions_gctx).data.T, target_cells(availability_tsv)
+
+
+def target_cells(availability_tsv) -> list[str]:
+    """Target cell lines in rank order (rank 1 first) from the split's
+    availability table."""
+    avail = pd.read_csv(availability_tsv, sep="\t", dtype={"cell_id": str})
+    avail = avail[avail["role"] == "target"].sort_values("rank")
+    return list(avail["cell_id"])
+
+
+def source_mean(data: ScreenData) -> np.ndarray:
+    """Mean expression of the source pairs (d,), the centring of the
+    projection features."""
+    return data.Y[(data.folds["role"] == "source").to_numpy()].mean(axis=0)
+

@@ -1,0 +1,3 @@
+"""Transfer versus multiple kernel learning (Radhakrishnan et al. 2023,
+SI Fig. S7).
+"""

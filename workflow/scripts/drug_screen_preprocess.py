@@ -1,0 +1,27 @@
+"""Snakemake entry: CMAP preprocessing (Methods, "Preprocessing for CMAP data")."""
+
+import pandas as pd
+
+from biokernels.io.cmap import preprocess_cmap, read_l1000_table, read_sample_info
+from biokernels.io.gctx import GCT, write_gctx
+from biokernels.logs import rule_logger
+
+smk = snakemake  # noqa: F821
+log = rule_logger(smk.log[0])
+meta = read_sample_info(smk.input.sample_info)
+gene_info = read_l1000_table(smk.input.gene_info, ["pr_gene_id", "pr_gene_symbol", "pr_is_lm"])
+valid = pd.read_csv(smk.input.fingerprints, sep="\t", usecols=[0], dtype=str).iloc[:, 0]
+controls = (pd.read_csv(smk.input.controls[0], index_col=0, sep=None, engine="python").rename(index=str)
+            if smk.input.controls else None)  # CSV or TSV, first column = cell id
+res = preprocess_cmap(smk.input.gctx, valid, sample_meta=meta, sample_meta_source=smk.input.sample_info,
+                      gene_info=gene_info, log2_transform=smk.params.log2_transform, controls=controls,
+                      missing_controls=smk.params.missing_controls, replicate_key=smk.params.replicate_key,
+                      log=log)
+res.counts.to_csv(smk.output.counts, sep="\t", index=False)
+res.genes.to_csv(smk.output.genes, sep="\t", index=False)
+res.controls.to_csv(smk.output.controls, sep="\t")
+res.pairs.to_csv(smk.output.pairs, sep="\t")
+write_gctx(smk.output.expression, GCT(data=res.expression.T, row_meta=res.genes.set_index("gene_id"),
+                                      col_meta=res.pairs))
+log.info("%d pairs x %d genes; %d cell lines (replicate key %s)", *res.expression.shape, len(res.controls),
+         list(smk.params.replicate_key))
