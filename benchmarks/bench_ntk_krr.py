@@ -25,7 +25,10 @@ the test rows:
 ``ours_cholesky_f32`` / ``ours_cholesky_f64``
     :func:`biokernels.solvers.ridge.solve_ridge` (in-place blocked Cholesky
     of a fresh copy of the Gram, made untimed before each call: the
-    workflow factors its only Gram in place) + ``K_test @ alpha``;
+    workflow factors its only Gram in place) +
+    :func:`biokernels.solvers.ridge.predict_ridge` (``K_test @ alpha``). The
+    targets are centred once, untimed, for every contender (the workflow's
+    ``fit_intercept=True`` does that centring inside the solve: O(n c));
 ``ours_cg_f32``
     the same with Nystrom-preconditioned CG (``--tol``), K untouched;
 ``sklearn_f32`` / ``sklearn_f64``
@@ -65,7 +68,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import subprocess
 import sys
 import time
@@ -158,15 +160,15 @@ def fit_predict(method: str, K, Kt, Yc, lam: float, spec: dict, sync):
     in-place Cholesky; pass a copy."""
     import torch
 
-    from biokernels.solvers.ridge import solve_ridge
+    from biokernels.solvers.ridge import predict_ridge, solve_ridge
 
     if method.startswith("ours"):
         solver = "cg" if "_cg_" in method else "cholesky"
         alpha, info = solve_ridge(K, Yc, lam, method=solver, overwrite=True, tol=spec["tol"],
                                   block_size=spec["block_size"], precond_rank=spec["precond_rank"])
-        pred = Kt @ alpha
+        pred = predict_ridge(Kt, alpha)       # float64 on the host: synchronises the device
         sync()
-        return pred.double().cpu().numpy(), info
+        return pred, info
     from sklearn.kernel_ridge import KernelRidge
 
     K_np = K.cpu().numpy() if isinstance(K, torch.Tensor) else K

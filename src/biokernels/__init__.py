@@ -8,8 +8,12 @@ Layers, imports only going down:
 - ``synth`` (generators of the embedded default data) and ``features``
   (molecular fingerprints), shared by studies, tests and benchmarks;
 - ``io`` (file formats), ``kernels``, ``solvers``;
-- ``errors``, ``config``, ``device``, ``logs``, ``metrics``, ``stats``,
-  ``scaling``, ``plotting``, ``report``.
+- ``errors``, ``registry``, ``device``, ``logs``, ``metrics``, ``stats``,
+  ``scaling``, ``plotting``.
+
+``config`` (the workflow config's cross-field checks) and ``config_docs``
+sit on top: they know every study's settings and the generators' defaults.
+``report`` (paper versus reproduction) reads only result tables.
 """
 
 __version__ = "0.1.0"

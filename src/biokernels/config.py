@@ -1,9 +1,12 @@
-"""Checks of the workflow configuration that a JSON schema cannot express."""
+"""Checks of the workflow configuration that a JSON schema cannot express,
+and the settings derived from it that the rules and the checks share."""
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -82,3 +85,321 @@ def _non_finite(obj, prefix: str = ""):
             yield from _non_finite(v, f"{prefix}.{i}")
     elif isinstance(obj, float) and not math.isfinite(obj):
         yield prefix, obj
+
+
+# --- Cross-field checks -----------------------------------------------------
+# What the JSON schema (workflow/schemas/config.schema.yaml) cannot express:
+# a name in one key that must be an entry of another, settings that exclude
+# each other, defaults that come from the generators. workflow/rules/common.smk
+# calls check_config once, after schema validation (which fills the schema's
+# defaults), and stops before any job with every message.
+
+#: Per-data-set settings of the diffusion protocol (``diffusion.sources.<ds>``)
+#: with the paper's values (Sun, Ji & Ye 2008): the unnormalized Laplacian
+#: ``L = diag(Ae) - A``, its fixed grid ``beta_i = -0.1 i``, unannotated
+#: proteins as negatives. Any other value is a labelled deviation.
+DIFFUSION_SOURCE_DEFAULTS = {"laplacian": "unnormalized", "kernel_scale": "fixed", "unannotated": "negative"}
+#: The paper's step of the diffusion grid ``beta_i = -beta_step * i``.
+DIFFUSION_PAPER_BETA_STEP = 0.1
+#: Keys in which a data set may differ from the one whose splits it takes
+#: (``splits_of``): the network, tasks and splits are then the same.
+DIFFUSION_GRID_ONLY_KEYS = frozenset({"description", "beta_step", "splits_of", "deviation",
+                                      *DIFFUSION_SOURCE_DEFAULTS})
+#: Config keys that can ask for the Mol2Vec drug embedding, which needs
+#: ``drug_screen.fingerprint.mol2vec_model_path``: dotted key -> whether the
+#: config asks for Mol2Vec there.
+_MOL2VEC_USERS = {
+    "drug_screen.featurization": lambda c: c["drug_screen"]["featurization"] == "mol2vec",
+    "depmap.featurizations": lambda c: "mol2vec" in c["depmap"]["featurizations"],
+    "mkl_transfer.bio.featurization": lambda c: c["mkl_transfer"]["bio"]["featurization"] == "mol2vec",
+}
+
+
+def check_config(config: Mapping) -> list[str]:
+    """Check what the schema cannot check of the whole workflow config.
+
+    Pure (no Snakemake, no file access): the workflow calls it after schema
+    validation and stops, before any job, with every message.
+
+    Parameters
+    ----------
+    config : mapping
+        The workflow config (``config/config.yaml`` and the ``--configfile``
+        layers), validated against ``workflow/schemas/config.schema.yaml``.
+        Sections it does not have are not checked.
+
+    Returns
+    -------
+    list of str
+        One message per problem, each starting with the dotted config key at
+        fault (e.g. ``"drug_screen.scaling.first (12) must be smaller than
+        ..."``); empty when the config is consistent. Checked:
+
+        * ``drug_screen.dataset``, ``depmap.dataset``, ``pimkl.dataset`` name
+          an entry of their ``sources``; every ``diffusion.datasets`` entry
+          is in ``diffusion.sources``;
+        * Mol2Vec, wherever asked for (``drug_screen.featurization``,
+          ``depmap.featurizations``, ``mkl_transfer.bio.featurization``),
+          has ``drug_screen.fingerprint.mol2vec_model_path``;
+        * ``drug_screen.scaling.first`` and ``depmap.scaling.first`` are
+          smaller than their ``n_points``;
+        * every ``diffusion.sources.<ds>`` (:func:`diffusion_source_problems`);
+        * the PIMKL source's cohorts, input files and sensitivity cohorts
+          (:func:`pimkl_problems`) and LS-MMDT's cohorts
+          (:func:`mmdt_problems`).
+    """
+    problems: list[str] = []
+    for study in ("drug_screen", "depmap", "pimkl"):
+        if study in config and config[study]["dataset"] not in config[study]["sources"]:
+            problems.append(f"{study}.dataset is {config[study]['dataset']!r}, which is not in {study}.sources "
+                            f"({sorted(config[study]['sources'])})")
+    if "diffusion" in config:
+        sources = config["diffusion"]["sources"]
+        problems += [f"diffusion.datasets names {ds!r}, which is not in diffusion.sources ({sorted(sources)})"
+                     for ds in config["diffusion"]["datasets"] if ds not in sources]
+        for ds in sources:  # every source: a file target may name one outside `datasets`
+            problems += diffusion_source_problems(config["diffusion"], ds)
+    if "drug_screen" in config:
+        model = config["drug_screen"]["fingerprint"].get("mol2vec_model_path")
+        problems += [f"{key} asks for mol2vec but drug_screen.fingerprint.mol2vec_model_path is not set; give a "
+                     "gensim Word2Vec file (e.g. model_300dim.pkl of samoturk/mol2vec)"
+                     for key, uses in _MOL2VEC_USERS.items()
+                     if key.split(".")[0] in config and uses(config) and not model]
+    for study in ("drug_screen", "depmap"):
+        if study in config:
+            first, n_points = config[study]["scaling"]["first"], config[study]["scaling"]["n_points"]
+            if first >= n_points:
+                problems.append(f"{study}.scaling.first ({first}) must be smaller than {study}.scaling.n_points "
+                                f"({n_points}): the law fitted on the first points predicts the last one")
+    if "pimkl" in config and config["pimkl"]["dataset"] in config["pimkl"]["sources"]:
+        problems += pimkl_problems(config["pimkl"])
+        if "mmdt" in config:
+            problems += mmdt_problems(config)
+    return problems
+
+
+def diffusion_source_problems(diffusion: Mapping, ds: str) -> list[str]:
+    """What the schema cannot check of ``diffusion.sources.<ds>``.
+
+    * ``generator.planted_betas`` and ``generator.planted_mix`` have one
+      length (either may be the default of
+      :func:`biokernels.synth.networks.planted_function_network`);
+    * a source departing from the paper's protocol
+      (:data:`DIFFUSION_SOURCE_DEFAULTS`, a ``beta_step`` other than 0.1)
+      says how in ``deviation`` (its reproduction rows are labelled with it);
+    * ``kernel_scale: inner_cv`` needs ``diffusion.kernel_scale_cv`` and
+      excludes ``laplacian`` (the candidates carry the Laplacians);
+    * ``splits_of`` names another source, which takes no other's splits
+      itself and differs only in :data:`DIFFUSION_GRID_ONLY_KEYS` (so the
+      inputs and splits really are the same).
+
+    NaN and infinite values are :func:`schema_errors`' part.
+
+    Parameters
+    ----------
+    diffusion : mapping
+        The config's ``diffusion`` section.
+    ds : str
+        A key of ``diffusion["sources"]``.
+
+    Returns
+    -------
+    list of str
+        One message per problem, naming ``diffusion.sources.<ds>...``.
+    """
+    from biokernels.synth.networks import planted_function_network
+
+    sources = diffusion["sources"]
+    src = sources[ds]
+    key = f"diffusion.sources.{ds}"
+    problems = []
+    gen = src.get("generator") or {}
+    defaults = inspect.signature(planted_function_network).parameters
+    nb, nm = (len(gen.get(k, defaults[k].default)) for k in ("planted_betas", "planted_mix"))
+    if nb != nm:
+        problems.append(f"{key}.generator: planted_betas ({nb} values) and planted_mix ({nm} values) must have the "
+                        "same length (either may be the generator's default)")
+    departs = [k for k, v in DIFFUSION_SOURCE_DEFAULTS.items() if src.get(k, v) != v]
+    if src.get("beta_step", DIFFUSION_PAPER_BETA_STEP) != DIFFUSION_PAPER_BETA_STEP:
+        departs.append("beta_step")  # a data set's own grid
+    if departs and not str(src.get("deviation") or "").strip():
+        problems.append(f"{key}: {departs} depart from the paper's protocol; say how in {key}.deviation (its "
+                        "reproduction rows are labelled with it)")
+    if src.get("kernel_scale") == "inner_cv":
+        if "kernel_scale_cv" not in diffusion:
+            problems.append(f"{key}.kernel_scale is inner_cv but diffusion.kernel_scale_cv is not set")
+        if "laplacian" in src:
+            problems.append(f"{key}: laplacian is set with kernel_scale: inner_cv, where the Laplacians are those "
+                            "of diffusion.kernel_scale_cv.candidates; remove one of the two")
+    other = src.get("splits_of")
+    if other is not None and other != ds:
+        if other not in sources:
+            problems.append(f"{key}.splits_of names {other!r}, which is not in diffusion.sources")
+        elif sources[other].get("splits_of", other) != other:
+            problems.append(f"{key}.splits_of = {other!r}, which itself takes the splits of "
+                            f"{sources[other]['splits_of']!r}: name that data set directly")
+        else:
+            theirs = sources[other]
+            differ = sorted(k for k in (set(src) | set(theirs)) - DIFFUSION_GRID_ONLY_KEYS
+                            if src.get(k) != theirs.get(k))
+            if differ:
+                problems.append(f"{key}.splits_of = {other!r}, but the two sources differ in {differ}: only "
+                                f"{', '.join(sorted(DIFFUSION_GRID_ONLY_KEYS))} may differ for the same inputs "
+                                "and splits")
+    return problems
+
+
+@dataclass(frozen=True)
+class PimklCohorts:
+    """The cohorts of a PIMKL source (``pimkl.sources.<name>``).
+
+    Attributes
+    ----------
+    s1 : list of str
+        Cohorts of Algorithm S1, in order.
+    large : str or None
+        The cohort of Algorithm S2 (None: no S2, Figures 5, 6 and S4).
+    known : list of str
+        Every cohort the source has (files sources: its ``cohorts``;
+        synthetic ones: the generated cohorts and the large one).
+    """
+
+    s1: list[str]
+    large: str | None
+    known: list[str]
+
+
+def pimkl_cohorts(source: Mapping) -> PimklCohorts:
+    """The cohorts of a PIMKL source, with the defaults filled in.
+
+    Synthetic sources: the ``generator`` settings, else the defaults of
+    :func:`biokernels.synth.pimkl.generate_default` (cohorts
+    :data:`~biokernels.synth.pimkl.DEFAULT_COHORTS`, large cohort
+    ``multiomics``, none with ``large_size: 0``). Files sources:
+    ``s1_cohorts`` (default every cohort, in order) and ``large_cohort``
+    (default none). Names are not checked here (:func:`pimkl_problems`).
+
+    Parameters
+    ----------
+    source : mapping
+        One entry of ``pimkl.sources`` (schema-validated).
+
+    Returns
+    -------
+    PimklCohorts
+    """
+    if source["type"] == "synthetic":
+        from biokernels.synth.pimkl import DEFAULT_COHORTS, generate_default
+
+        gen = source.get("generator") or {}
+        defaults = inspect.signature(generate_default).parameters
+        s1 = list(gen.get("cohorts") or DEFAULT_COHORTS)
+        large_size = gen.get("large_size", defaults["large_size"].default)
+        large = gen.get("large_cohort", defaults["large_cohort"].default) if large_size else None
+        return PimklCohorts(s1=s1, large=large, known=list(dict.fromkeys(s1 + ([large] if large else []))))
+    return PimklCohorts(s1=list(source.get("s1_cohorts") or source["cohorts"]), large=source.get("large_cohort"),
+                        known=list(source["cohorts"]))
+
+
+def pimkl_input_fields(source: Mapping) -> dict[str, str | None]:
+    """Input-file fields of a files PIMKL source: dotted field (as the keys
+    of its ``downloads``, e.g. ``cohorts.GSE2034.expression_path``) -> the
+    configured path (None or empty when a download replaces it).
+
+    Parameters
+    ----------
+    source : mapping
+        One entry of ``pimkl.sources`` with ``type: files``.
+    """
+    fields = {f"cohorts.{c}.{k}": v for c, spec in source["cohorts"].items() for k, v in spec.items()
+              if k.endswith("_path")}
+    fields["network.network_path"] = source["network"].get("network_path")
+    fields.update({f"gene_sets.{name}": path for name, path in source["gene_sets"].items()})
+    return fields
+
+
+def pimkl_problems(pimkl: Mapping) -> list[str]:
+    """What the schema cannot check of the PIMKL study's cohorts and inputs.
+
+    The selected source (``pimkl.dataset``, which must be in
+    ``pimkl.sources``): a files source's ``s1_cohorts`` and
+    ``large_cohort`` are among its ``cohorts`` and every input-file field
+    (:func:`pimkl_input_fields`) is set or in its ``downloads``;
+    ``pimkl.sensitivity.cohorts`` are cohorts of the source.
+
+    Returns
+    -------
+    list of str
+        One message per problem, naming the dotted key.
+    """
+    name = pimkl["dataset"]
+    source = pimkl["sources"][name]
+    key = f"pimkl.sources.{name}"
+    cohorts = pimkl_cohorts(source)
+    problems = []
+    if source["type"] == "files":
+        bad_s1 = [c for c in source.get("s1_cohorts") or [] if c not in source["cohorts"]]
+        if bad_s1:
+            problems.append(f"{key}.s1_cohorts names {bad_s1}, not in {key}.cohorts ({sorted(source['cohorts'])})")
+        if cohorts.large and cohorts.large not in source["cohorts"]:
+            problems.append(f"{key}.large_cohort is {cohorts.large!r}, not in {key}.cohorts "
+                            f"({sorted(source['cohorts'])})")
+        downloads = source.get("downloads") or {}
+        problems += [f"{key}.{field} is neither set nor in {key}.downloads"
+                     for field, path in pimkl_input_fields(source).items() if not path and field not in downloads]
+    bad = [c for c in pimkl["sensitivity"]["cohorts"] if c not in cohorts.known]
+    if bad:
+        problems.append(f"pimkl.sensitivity.cohorts names {bad}, not cohorts of pimkl source {name!r} "
+                        f"({sorted(cohorts.known)})")
+    return problems
+
+
+def mmdt_cohorts(config: Mapping) -> tuple[str, list[str]]:
+    """The target cohort and the pooled source cohorts of LS-MMDT's cohort
+    task, with the defaults filled in: ``mmdt.cohorts.target``, else the
+    PIMKL source's large cohort, else its last S1 cohort;
+    ``mmdt.cohorts.source``, else every other S1 cohort (in order).
+
+    Parameters
+    ----------
+    config : mapping
+        The workflow config; ``pimkl.dataset`` must be in ``pimkl.sources``.
+
+    Returns
+    -------
+    (str, list of str)
+        Target cohort, source cohorts. Names are not checked here
+        (:func:`mmdt_problems`).
+    """
+    pk = pimkl_cohorts(config["pimkl"]["sources"][config["pimkl"]["dataset"]])
+    chosen = config["mmdt"]["cohorts"]
+    target = chosen["target"] or pk.large or pk.s1[-1]
+    return target, list(chosen["source"]) or [c for c in pk.s1 if c != target]
+
+
+def mmdt_problems(config: Mapping) -> list[str]:
+    """``mmdt.cohorts.target`` and ``mmdt.cohorts.source``, where set, are
+    cohorts of the PIMKL source, and at least one source cohort is left
+    (:func:`mmdt_cohorts`). Defaults drawn from the PIMKL source are that
+    source's checks (:func:`pimkl_problems`).
+
+    Returns
+    -------
+    list of str
+        One message per problem, naming the dotted key.
+    """
+    name = config["pimkl"]["dataset"]
+    known = pimkl_cohorts(config["pimkl"]["sources"][name]).known
+    chosen = config["mmdt"]["cohorts"]
+    target, sources = mmdt_cohorts(config)
+    problems = []
+    if chosen["target"] and chosen["target"] not in known:
+        problems.append(f"mmdt.cohorts.target is {chosen['target']!r}, not a cohort of pimkl.dataset {name!r} "
+                        f"({sorted(known)})")
+    bad = [c for c in chosen["source"] if c not in known]
+    if bad:
+        problems.append(f"mmdt.cohorts.source names {bad}, not cohorts of pimkl.dataset {name!r} ({sorted(known)})")
+    if not sources:
+        problems.append(f"mmdt.cohorts.source: no source cohort left (the S1 cohorts of pimkl.dataset {name!r} "
+                        f"are only the target {target!r})")
+    return problems

@@ -1,8 +1,19 @@
 """Config checks beyond the JSON schema."""
 
 import math
+from pathlib import Path
 
-from biokernels.config import find_missing_paths, schema_errors
+import pytest
+import yaml
+
+from biokernels.config import (
+    PimklCohorts,
+    check_config,
+    find_missing_paths,
+    mmdt_cohorts,
+    pimkl_cohorts,
+    schema_errors,
+)
 
 
 def test_missing_paths_named_by_dotted_key(tmp_path):
@@ -51,3 +62,235 @@ def test_drug_screen_replicate_key_schema():
         assert (mine == []) == ok, (value, mine)
     del base["drug_screen"]["replicate_key"]
     assert any("'drug_screen'" in e and "replicate_key" in e for e in schema_errors(base, schema))
+
+
+# --- check_config: what the schema cannot express -------------------------
+
+REPO = Path(__file__).resolve().parents[2]
+SHIPPED_LAYERS = sorted(p for p in (REPO / "config").glob("*.yaml") if p.name not in ("config.yaml", "paper_values.yaml"))
+SHIPPED_LAYERS += sorted((REPO / ".test/config").glob("*.yaml"))
+
+
+def _base() -> dict:
+    """The embedded default config (config/config.yaml), as the workflow loads it."""
+    return yaml.safe_load((REPO / "config/config.yaml").read_text())
+
+
+def _layered(*layers: Path) -> dict:
+    """config/config.yaml with --configfile layers merged as Snakemake merges them."""
+    from snakemake.utils import update_config
+
+    cfg = _base()
+    for path in layers:
+        update_config(cfg, yaml.safe_load(path.read_text()))
+    return cfg
+
+
+def _pimkl_files_source() -> dict:
+    """The files PIMKL source of config/pimkl_string_hallmark_gse2034.yaml
+    (check_config reads no file, so its paths need not exist here)."""
+    cfg = _layered(REPO / "config/pimkl_string_hallmark_gse2034.yaml")
+    return cfg["pimkl"]["sources"][cfg["pimkl"]["dataset"]]
+
+
+@pytest.mark.parametrize("layer", [None, *SHIPPED_LAYERS], ids=lambda p: "config.yaml" if p is None else p.name)
+def test_check_config_accepts_every_shipped_config(layer):
+    # Every shipped config runs (README, CI): none may be refused.
+    assert check_config(_layered(*([layer] if layer else []))) == []
+
+
+def _set(cfg: dict, dotted: str, value) -> None:
+    *path, last = dotted.split(".")
+    for key in path:
+        cfg = cfg[key]
+    cfg[last] = value
+
+
+# dotted key -> value that breaks a cross-field rule, and the start of the one
+# message expected (it names the key at fault).
+BROKEN = [
+    ("drug_screen.dataset", "nosuch", "drug_screen.dataset is 'nosuch', which is not in drug_screen.sources"),
+    ("depmap.dataset", "nosuch", "depmap.dataset is 'nosuch', which is not in depmap.sources"),
+    ("pimkl.dataset", "nosuch", "pimkl.dataset is 'nosuch', which is not in pimkl.sources"),
+    ("diffusion.datasets", ["ligand_synthetic", "nosuch"],
+     "diffusion.datasets names 'nosuch', which is not in diffusion.sources"),
+    ("drug_screen.featurization", "mol2vec", ("drug_screen.featurization asks for mol2vec but "
+                                              "drug_screen.fingerprint.mol2vec_model_path is not set")),
+    ("depmap.featurizations", ["morgan", "mol2vec"], "depmap.featurizations asks for mol2vec"),
+    ("mkl_transfer.bio.featurization", "mol2vec", "mkl_transfer.bio.featurization asks for mol2vec"),
+    # first == n_points: no point is left to predict
+    ("drug_screen.scaling.first", 12, ("drug_screen.scaling.first (12) must be smaller than "
+                                       "drug_screen.scaling.n_points (12)")),
+    ("depmap.scaling.first", 16, "depmap.scaling.first (16) must be smaller than depmap.scaling.n_points (16)"),
+    ("pimkl.sensitivity.cohorts", ["cohort1", "nosuch"], "pimkl.sensitivity.cohorts names ['nosuch']"),
+    ("mmdt.cohorts.target", "nosuch", "mmdt.cohorts.target is 'nosuch', not a cohort of pimkl.dataset"),
+    ("mmdt.cohorts.source", ["cohort1", "nosuch"], "mmdt.cohorts.source names ['nosuch']"),
+]
+
+
+@pytest.mark.parametrize("key, value, message", BROKEN, ids=[b[0] for b in BROKEN])
+def test_check_config_names_each_broken_key(key, value, message):
+    cfg = _base()
+    _set(cfg, key, value)
+    problems = check_config(cfg)
+    assert len(problems) == 1 and problems[0].startswith(message), problems
+
+
+def test_check_config_boundaries_and_fixes_are_accepted():
+    cfg = _base()
+    _set(cfg, "drug_screen.scaling.first", 11)     # n_points 12: one point left to predict
+    _set(cfg, "depmap.scaling.first", 15)          # n_points 16
+    _set(cfg, "depmap.featurizations", ["morgan", "mol2vec"])
+    _set(cfg, "mkl_transfer.bio.featurization", "mol2vec")
+    _set(cfg, "drug_screen.fingerprint.mol2vec_model_path", "model_300dim.pkl")   # not read here
+    _set(cfg, "pimkl.sensitivity.cohorts", ["multiomics"])   # the generator's large cohort is a cohort
+    _set(cfg, "mmdt.cohorts.target", "cohort2")
+    _set(cfg, "mmdt.cohorts.source", ["multiomics"])
+    assert check_config(cfg) == []
+
+
+def test_check_config_reports_every_problem_at_once():
+    cfg = _base()
+    _set(cfg, "drug_screen.dataset", "nosuch")
+    _set(cfg, "depmap.scaling.first", 99)
+    problems = check_config(cfg)
+    assert [p.split(" ")[0] for p in problems] == ["drug_screen.dataset", "depmap.scaling.first"]
+
+
+def test_check_config_mol2vec_model_asked_for_by_three_keys_gives_three_messages():
+    cfg = _base()
+    for key, value in (("drug_screen.featurization", "mol2vec"), ("depmap.featurizations", ["mol2vec"]),
+                       ("mkl_transfer.bio.featurization", "mol2vec")):
+        _set(cfg, key, value)
+    assert [p.split(" ")[0] for p in check_config(cfg)] == [
+        "drug_screen.featurization", "depmap.featurizations", "mkl_transfer.bio.featurization"]
+
+
+# --- diffusion sources -----------------------------------------------------
+
+def _diffusion(**extra) -> dict:
+    """The tiny diffusion section (.test/config/diffusion_tiny.yaml) with a
+    second source `fine`: `tiny` updated with ``extra``."""
+    diffusion = _layered(REPO / ".test/config/diffusion_tiny.yaml")["diffusion"]
+    diffusion["sources"]["fine"] = {**diffusion["sources"]["tiny"], **extra}
+    return diffusion
+
+
+@pytest.mark.parametrize("extra, message", [
+    # the generator's default planted_betas has 2 values (biokernels.synth.networks)
+    ({"generator": {"planted_mix": [0.3, 0.3, 0.4]}},
+     "diffusion.sources.fine.generator: planted_betas (2 values) and planted_mix (3 values)"),
+    ({"generator": {"planted_betas": [-1.0]}},
+     "diffusion.sources.fine.generator: planted_betas (1 values) and planted_mix (2 values)"),
+    ({"laplacian": "normalized"}, "diffusion.sources.fine: ['laplacian'] depart from the paper's protocol"),
+    ({"beta_step": 0.05}, "diffusion.sources.fine: ['beta_step'] depart from the paper's protocol"),
+    ({"unannotated": "exclude", "deviation": "  "}, "diffusion.sources.fine: ['unannotated'] depart"),
+    ({"kernel_scale": "inner_cv", "laplacian": "normalized", "deviation": "x"},
+     "diffusion.sources.fine: laplacian is set with kernel_scale: inner_cv"),
+    ({"splits_of": "nosuch"}, "diffusion.sources.fine.splits_of names 'nosuch', which is not in diffusion.sources"),
+    ({"splits_of": "tiny", "n_edges": 500}, ("diffusion.sources.fine.splits_of = 'tiny', but the two sources "
+                                             "differ in ['n_edges']")),
+])
+def test_diffusion_source_checks_name_the_key(extra, message):
+    problems = check_config({"diffusion": _diffusion(**extra)})
+    assert len(problems) == 1 and problems[0].startswith(message), problems
+
+
+def test_diffusion_source_deviations_that_say_so_are_accepted():
+    # tiny's beta_step is the section's 0.5, but the source sets none: the paper's
+    # protocol as far as the source goes; a finer grid on the same splits, labelled
+    assert check_config({"diffusion": _diffusion(beta_step=0.1)}) == []
+    assert check_config({"diffusion": _diffusion(beta_step=0.25, splits_of="tiny", deviation="step 0.25")}) == []
+    assert check_config({"diffusion": _diffusion(kernel_scale="inner_cv", deviation="scale by inner CV")}) == []
+
+
+def test_diffusion_inner_cv_needs_the_candidates():
+    diffusion = _diffusion(kernel_scale="inner_cv", deviation="x")
+    del diffusion["kernel_scale_cv"]
+    assert check_config({"diffusion": diffusion}) == [
+        "diffusion.sources.fine.kernel_scale is inner_cv but diffusion.kernel_scale_cv is not set"]
+
+
+def test_diffusion_splits_of_a_data_set_that_takes_others_splits():
+    diffusion = _diffusion(splits_of="tiny")
+    diffusion["sources"]["finer"] = {**diffusion["sources"]["tiny"], "splits_of": "fine"}
+    assert check_config({"diffusion": diffusion}) == [
+        ("diffusion.sources.finer.splits_of = 'fine', which itself takes the splits of 'tiny': "
+         "name that data set directly")]
+
+
+def test_diffusion_sources_outside_datasets_are_checked():
+    # a file target may name any source, listed in `datasets` or not
+    diffusion = _diffusion(laplacian="normalized")
+    assert diffusion["datasets"] == ["tiny"]
+    assert [p.split(":")[0] for p in check_config({"diffusion": diffusion})] == ["diffusion.sources.fine"]
+
+
+# --- PIMKL and LS-MMDT cohorts ---------------------------------------------
+
+def test_pimkl_cohorts_defaults_of_the_generator_and_of_files_sources():
+    from biokernels.synth.pimkl import DEFAULT_COHORTS
+
+    synthetic = _base()["pimkl"]["sources"]["default_synthetic"]
+    got = pimkl_cohorts(synthetic)
+    assert got == PimklCohorts(s1=list(DEFAULT_COHORTS), large="multiomics", known=[*DEFAULT_COHORTS, "multiomics"])
+    none = pimkl_cohorts({"type": "synthetic", "generator": {"cohorts": {"a": 20, "b": 20}, "large_size": 0}})
+    assert none == PimklCohorts(s1=["a", "b"], large=None, known=["a", "b"])
+    files = _pimkl_files_source()
+    assert pimkl_cohorts(files) == PimklCohorts(s1=["GSE2034", "GSE7390"], large="GSE2034",
+                                                known=["GSE2034", "GSE7390"])
+    files = {**files, "large_cohort": None}
+    del files["s1_cohorts"]
+    assert pimkl_cohorts(files) == PimklCohorts(s1=["GSE2034", "GSE7390"], large=None,
+                                                known=["GSE2034", "GSE7390"])
+
+
+def test_mmdt_cohorts_defaults():
+    from biokernels.synth.pimkl import DEFAULT_COHORTS
+
+    cfg = _base()
+    assert "cohorts" not in cfg["pimkl"]["sources"]["default_synthetic"]["generator"]
+    # the pooled S1 cohorts (the generator's six) -> the large cohort
+    assert mmdt_cohorts(cfg) == ("multiomics", list(DEFAULT_COHORTS))
+    # without a large cohort: the last S1 cohort from the others
+    cfg["pimkl"]["sources"]["default_synthetic"]["generator"] = {"cohorts": {"a": 20, "b": 20, "c": 20},
+                                                                 "large_size": 0}
+    assert mmdt_cohorts(cfg) == ("c", ["a", "b"])
+    _set(cfg, "mmdt.cohorts.target", "a")
+    assert mmdt_cohorts(cfg) == ("a", ["b", "c"])
+
+
+def test_mmdt_needs_a_source_cohort():
+    cfg = _base()
+    cfg["pimkl"]["sources"]["default_synthetic"]["generator"] = {"cohorts": {"only": 50}, "large_size": 0}
+    assert check_config(cfg) == [
+        ("mmdt.cohorts.source: no source cohort left (the S1 cohorts of pimkl.dataset 'default_synthetic' are "
+         "only the target 'only')")]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s.update(s1_cohorts=["GSE2034", "nosuch"]), "pimkl.sources.X.s1_cohorts names ['nosuch']"),
+    (lambda s: s.update(large_cohort="nosuch"), "pimkl.sources.X.large_cohort is 'nosuch', not in"),
+    (lambda s: s["network"].update(network_path=None),
+     "pimkl.sources.X.network.network_path is neither set nor in pimkl.sources.X.downloads"),
+    (lambda s: s["gene_sets"].update(kegg_path=None), "pimkl.sources.X.gene_sets.kegg_path is neither set"),
+    (lambda s: s["cohorts"]["GSE7390"].update(arff_path=""), "pimkl.sources.X.cohorts.GSE7390.arff_path is neither"),
+])
+def test_pimkl_files_source_checks_name_the_key(edit, message):
+    source = _pimkl_files_source()
+    edit(source)
+    cfg = _base()
+    cfg["pimkl"]["sources"]["X"] = source
+    cfg["pimkl"]["dataset"] = "X"
+    problems = check_config(cfg)
+    assert len(problems) == 1 and problems[0].startswith(message), problems
+
+
+def test_pimkl_a_downloaded_input_needs_no_path():
+    source = _pimkl_files_source()
+    source["network"]["network_path"] = None
+    source["downloads"] = {"network.network_path": {"url": "https://example.org/n.tsv.gz", "sha256": "0" * 64}}
+    cfg = _base()
+    cfg["pimkl"]["sources"]["X"] = source
+    cfg["pimkl"]["dataset"] = "X"
+    assert check_config(cfg) == []

@@ -149,6 +149,32 @@ def test_krr_on_gram_equals_scikit_learn_with_intercept():
     assert np.all(np.abs(ours - (ref.predict(Kt) + y[tr].mean())) <= bound)
 
 
+def test_select_ridges_scores_every_model_on_one_holdout_split():
+    """select_ridges = the ridge service's select_ridge_holdout per model, with the
+    same split (holdout_split(n, subset, seed)) for every model and krr_on_gram's
+    validation R²; the table repeats that computation, so only run-to-run rounding
+    of threaded BLAS separates it from the one written out here (rtol 1e-12)."""
+    from biokernels.solvers.ridge import holdout_split
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(80, 4))
+    y = np.tanh(X[:, 0]) + 0.1 * rng.normal(size=80)
+    grams = {"baseline": dm.ntk_gram(rng.normal(size=(80, 4))),
+             "projection": dm.ntk_gram(X / np.linalg.norm(X, axis=1, keepdims=True))}
+    grid = [0.01, 1.0, 100.0]
+    lams, table = dm.select_ridges(grams, y, grid, subset=60, seed=3)
+    assert list(table.columns) == ["model", "lam", "r2", "chosen"] and len(table) == 2 * len(grid)
+    tr, va = holdout_split(80, 60, 3)
+    for m, K in grams.items():
+        t = table[table["model"] == m]
+        expect = [dm.r2(y[va], dm.krr_on_gram(K, y, tr, va, g)) for g in grid]
+        np.testing.assert_allclose(t["r2"], expect, rtol=1e-12)
+        best = max(grid, key=lambda g: (expect[grid.index(g)], -g))   # highest R², smallest lam on ties
+        assert lams[m] == best and t.loc[t["chosen"], "lam"].tolist() == [best]
+    with pytest.raises(InputError, match="depmap.ridge.grid"):
+        dm.select_ridges(grams, y, [], subset=60, seed=3)
+
+
 def test_model_inputs_blocks_and_scale():
     targets = pd.DataFrame({"drug_key": ["a", "b", "a"], "cell_id": ["c1", "c1", "c2"]}, index=["p1", "p2", "p3"])
     imputed = pd.DataFrame([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], index=targets.index, columns=["g1", "g2"])

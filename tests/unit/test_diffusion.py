@@ -188,3 +188,17 @@ def test_naive_kernels_match_scipy_expm_directly(graph):
     np.testing.assert_allclose(naive_diffusion_kernels(L, [-0.4])[0], E / np.trace(E), atol=1e-15)
     with pytest.raises(ValueError):
         naive_diffusion_kernels(np.ones((2, 3)), [-0.1])
+
+
+def test_only_diffusion_betas_builds_the_grid():
+    """The beta grid has one builder: no workflow script calls it or builds a
+    grid itself (they pass n_kernels and the scale table to the study's
+    run_* functions), and the study module calls diffusion_betas."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for script in (root / "workflow" / "scripts").glob("diffusion_*.py"):
+        text = script.read_text()
+        assert "diffusion_betas" not in text and "arange" not in text, script.name
+    protocol = (root / "src" / "biokernels" / "studies" / "diffusion" / "protocol.py").read_text()
+    assert "arange" not in protocol and "diffusion_betas(" in protocol

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 import torch
 
-from biokernels.studies.drug_screen.protocol import (SourceModel, ScreenData, assign_folds, cross_validate_cell, fit_predict_target,
-                                    krr_fit_predict, split_cell_lines, unit_rows)
+from biokernels.studies.drug_screen.protocol import (SourceModel, ScreenData, assign_folds, cross_validate_cell,
+                                                    fit_predict_target, krr_fit_predict, split_cell_lines, unit_rows)
 from biokernels.studies.drug_screen.tables import fig4ab_table, fig4cd_table
 from biokernels.errors import InputError
 from biokernels.kernels.ntk import ntk_relu, ntk_relu_indexed
@@ -99,6 +99,20 @@ def test_intercept_makes_large_ridge_predict_the_training_mean():
     p = krr_fit_predict(X[:20], Y[:20], X[20:], lam=1e12)
     # |k alpha| <= ||k|| ||Y - mean|| / lam ~ 4.5 * 5 / 1e12 ~ 2e-11, plus rounding of the mean
     np.testing.assert_allclose(p, np.broadcast_to(Y[:20].mean(axis=0), p.shape), atol=1e-8)
+
+
+def test_source_model_intercept_is_the_service_intercept():
+    """The source model fits through the ridge service with fit_intercept: its mu_ is
+    the float64 mean of the training expression (numpy's mean of the same array, so
+    exactly), and a huge ridge predicts it (|k alpha| <= ||k|| ||Y - mean|| / lam)."""
+    data = _screen(seed=2)
+    src = np.flatnonzero(data.folds["role"] == "source")
+    tgt = np.flatnonzero(data.folds["role"] == "target")
+    m = SourceModel(lam=1e12, dtype=torch.float64, solver="cholesky").fit(data, src)
+    np.testing.assert_array_equal(m.mu_, data.Y[src].mean(axis=0))
+    assert m.info_["method"] == "cholesky" and m.info_["intercept"] is m.mu_
+    # ||k|| <= sqrt(n) max k ~ sqrt(300) * 3, ||Y - mean|| ~ sqrt(300 * 8): ~3e-9 / 1e12 scale
+    np.testing.assert_allclose(m.predict(data, tgt), np.broadcast_to(m.mu_, (len(tgt), 8)), atol=1e-8)
 
 
 def test_translation_recovers_a_constant_shift():

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from biokernels.errors import InputError
-from biokernels.studies.mkl_transfer.protocol import (KERNEL_NAMES, METHODS, KernelSpec, base_kernels, digit_tasks,
-                                     krr_coefficients, loo_ridge, resolve_kernel_spec, run_transfer, summarize,
-                                     translate, viability_tasks)
+from biokernels.studies.mkl_transfer.protocol import (KERNEL_NAMES, METHODS, RIDGE_REL_GRID, KernelSpec, base_kernels,
+                                                     digit_tasks, krr_coefficients, loo_ridge_rel, resolve_kernel_spec,
+                                                     run_transfer, summarize, translate, viability_tasks)
 from tolerances import EPS64, solve_rtol
 
 
@@ -68,7 +68,7 @@ def test_translation_is_the_source_model_when_the_correction_is_zero():
     Xt, yt = _planted(rng, 20, w, shift=0.5)
     Xq, _ = _planted(rng, 15, w, shift=0.5)
     out = translate(_kernel(Xs, Xs), ys, _kernel(Xt, Xs), _kernel(Xt, Xt), yt, _kernel(Xq, Xs), _kernel(Xq, Xt),
-                    source_ridge=1e-3, target_ridge=1e12)
+                    source_ridge_rel=1e-3, target_ridge_rel=1e12)
     fs = _kernel(Xq, Xs) @ krr_coefficients(_kernel(Xs, Xs), ys, 1e-3)
     np.testing.assert_allclose(out["source"], fs)                  # the same computation
     # the correction solves (K_tt + 1e12 s I) c = r (s = mean diag K_tt = 1): |c| <= ||r|| / 1e12,
@@ -87,7 +87,7 @@ def test_translation_is_the_target_model_when_the_source_model_is_zero():
     Xt, yt = _planted(rng, 25, w)
     Xq, _ = _planted(rng, 15, w)
     out = translate(_kernel(Xs, Xs), np.zeros(40), _kernel(Xt, Xs), _kernel(Xt, Xt), yt, _kernel(Xq, Xs),
-                    _kernel(Xq, Xt), source_ridge=1e-3, target_ridge=1e-2)
+                    _kernel(Xq, Xt), source_ridge_rel=1e-3, target_ridge_rel=1e-2)
     target_only = _kernel(Xq, Xt) @ krr_coefficients(_kernel(Xt, Xt), yt, 1e-2)
     np.testing.assert_allclose(out["source"], 0.0)
     # zero source targets: f_s = 0 exactly, the residual is y_t, and the correction is the
@@ -95,13 +95,13 @@ def test_translation_is_the_target_model_when_the_source_model_is_zero():
     np.testing.assert_allclose(out["translation"], target_only, rtol=1e-10, atol=1e-12)
 
 
-def test_loo_ridge_matches_explicit_leave_one_out():
+def test_loo_ridge_rel_matches_explicit_leave_one_out():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(30, 5))
     y = X[:, 0] + 0.3 * rng.normal(size=30)
     K = _kernel(X, X)
     grid = [1e-4, 1e-2, 1.0]
-    r, a, mse = loo_ridge(K, y, grid)
+    r, a, mse = loo_ridge_rel(K, y, grid)
     scale = np.mean(np.diag(K))
     # the closed-form LOO residual r_i / (1 - H_ii) against 30 explicit solves: each side
     # is accurate to ~n eps cond(K + g s I) / min(1 - H_ii) (<= 4e-9 on this grid); rtol
@@ -118,6 +118,29 @@ def test_loo_ridge_matches_explicit_leave_one_out():
     # eigendecomposition vs a direct solve: both backward stable, 2 n eps cond relative
     A = K + r * scale * np.eye(len(K))
     assert np.linalg.norm(a - krr_coefficients(K, y, r)) <= 2 * solve_rtol(A) * np.linalg.norm(a)
+
+
+def test_krr_coefficients_solve_at_the_absolute_ridge_through_the_service():
+    """ridge_rel is relative: lam = ridge_rel * mean(diag K); the solve is the ridge
+    service's exact one, with the least-squares fallback where K + lam I is singular."""
+    from biokernels.solvers.ridge_core import absolute_ridge, solve_ridge_exact
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(25, 4))
+    K = 3.0 * _kernel(X, X)                      # mean diagonal 3
+    y = rng.normal(size=25)
+    assert absolute_ridge(K, 1e-2) == pytest.approx(3e-2, rel=1e-15)   # one product, one rounding
+    a = krr_coefficients(K, y, 1e-2)
+    # the same computation on the same numbers (rtol: run-to-run rounding only)
+    np.testing.assert_allclose(a, solve_ridge_exact(K, y, absolute_ridge(K, 1e-2))[0], rtol=1e-12)
+    A = K + 3e-2 * np.eye(25)
+    assert np.linalg.norm(a - np.linalg.solve(A, y)) <= 2 * solve_rtol(A) * np.linalg.norm(a)
+    # ridge_rel = 0 on an exactly singular K: Cholesky breaks down (pivot 1 - 1 = 0) and the
+    # minimum-norm least-squares solution of a1 + a2 = mean(1, 3) = 2 is (1, 1) (SVD: eps rounding)
+    np.testing.assert_allclose(krr_coefficients(np.ones((2, 2)), np.array([1.0, 3.0]), 0.0), [1.0, 1.0],
+                               rtol=1e-12)
+    with pytest.raises(InputError, match="ridge_rel must be >= 0"):
+        krr_coefficients(K, y, -1.0)
 
 
 def test_translation_beats_the_target_only_model_at_small_n_on_a_shared_decision_function():
@@ -162,7 +185,10 @@ def test_run_transfer_shapes_and_tidy_outputs():
     acc, w = run_transfer(source, targets, seed=7)
     # per method: 2 source rows + 4 models x 2 targets
     assert len(acc) == len(METHODS) * (2 + 4 * 2)
-    assert list(acc.columns[:5]) == ["target", "method", "model", "accuracy", "seed"]
+    assert list(acc.columns) == ["target", "method", "model", "accuracy", "seed", "n_train", "n_test", "ridge_rel"]
+    # the relative ridges used are grid values (leave-one-out on RIDGE_REL_GRID), NaN for the MKL classifiers
+    reg = acc["model"].isin(["translation", "source"])
+    assert acc.loc[reg, "ridge_rel"].isin(RIDGE_REL_GRID).all() and acc.loc[~reg, "ridge_rel"].isna().all()
     assert set(acc["model"]) == {"baseline", "transfer", "translation", "source"}
     assert acc["accuracy"].between(0, 1).all() and (acc["seed"] == 7).all()
     t0 = acc[acc["target"] == "t0"]

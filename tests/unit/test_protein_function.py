@@ -252,7 +252,6 @@ def test_generator_bad_values_name_the_source(generator, match):
 
 # --- Laplacian kind, unannotated proteins, train-only kernel-scale choice ----
 
-from biokernels.kernels.diffusion import naive_diffusion_kernels  # noqa: E402
 from biokernels.studies.diffusion.protocol import (ScaleCandidate, annotated_mask, choose_kernel_scale,  # noqa: E402
                                          run_split, split_masks)
 
@@ -379,3 +378,31 @@ def test_run_split_fixed_scale_records_it_and_matches_evaluate_split(planted_sma
     with pytest.raises(ValueError, match="needs the eigendecomposition of the normalized"):
         run_split({**cfg, "laplacian": "normalized"}, {"unnormalized": (d, P)}, labels, train, 0,
                   device="cpu")
+
+
+def test_run_sensitivity_and_run_sm1_use_the_chosen_scale(planted_small):
+    """The workflow's sensitivity and SM1 jobs (run_sensitivity, run_sm1)
+    compute exactly what the protocol functions compute on the split's
+    chosen kernel scale (step 0.5 here, not the config's 0.1) and the
+    inner-CV's chosen C, with the grid from diffusion_betas; SM1 does not run
+    where the config says so."""
+    from biokernels.studies.diffusion.protocol import run_sensitivity, run_sm1, sensitivity_table
+
+    A, d, P, labels, train = planted_small
+    scale = pd.DataFrame([{"candidate": "x", "laplacian": "unnormalized", "beta_step": 0.5, "chosen": True}])
+    cfg = {"n_kernels": 4, "beta_step": 0.1, "lam": 1e-6, "solver": "auto", "svm_C_grid": [1.0],
+           "inner_folds": 2, "unannotated": "negative",
+           "sensitivity": {"C_grid": [1.0], "lams": [1e-6], "n_kernels": [3], "beta_steps": [0.25]}}
+    got = run_sensitivity(cfg, {"unnormalized": (d, P)}, labels, train, scale, 0, device="cpu")
+    want = sensitivity_table(P, d, labels, train, 0.5, 4, 1e-6, [1.0], 2, cfg["sensitivity"], 0, "cpu")
+    pd.testing.assert_frame_equal(got, want)   # the same computation, deterministic
+
+    cv = pd.DataFrame({"C": [10.0, 1.0], "mean_auc": [0.6, 0.7], "chosen": [False, True]})
+    sm1 = {"enabled": True, "max_seconds": 300, "max_memory_gb": 1}
+    roc, weights, _ = run_sm1({**cfg, "sm1": sm1}, {"unnormalized": (d, P)}, labels, train, scale, cv,
+                              device="cpu")
+    roc2, weights2, _ = evaluate_sm1(P, d, labels, train, diffusion_betas(4, 0.5), 1.0, 300, 1, device="cpu")
+    pd.testing.assert_frame_equal(roc, roc2)
+    pd.testing.assert_frame_equal(weights, weights2)
+    for off in ({"sm1": {**sm1, "enabled": False}}, {"sm1": sm1, "deviation": "normalized Laplacian"}):
+        assert all(len(t) == 0 for t in run_sm1({**cfg, **off}, {}, labels, train, scale, cv))

@@ -1,13 +1,18 @@
-"""Blocked in-place Cholesky, kernel ridge solves and NTKRidge against numpy,
-torch and scikit-learn."""
+"""Blocked in-place Cholesky, kernel ridge solves (with and without an
+intercept, blocked and unblocked), the holdout selection of the ridge and
+NTKRidge against numpy, torch and scikit-learn."""
 
 import numpy as np
 import pytest
 import torch
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
+from sklearn.linear_model import Ridge as SkRidge
+from sklearn.metrics import r2_score
 
+from biokernels.errors import InputError
 from biokernels.kernels.ntk import ntk_relu, ntk_relu_indexed
-from biokernels.solvers.ridge import NTKRidge, cholesky_inplace, solve_ridge
+from biokernels.solvers.ridge import (NotPositiveDefiniteError, NTKRidge, absolute_ridge, cholesky_inplace,
+                                      holdout_split, predict_ridge, select_ridge_holdout, solve_ridge)
 from tolerances import EPS64, cholesky_factor_error, prediction_error_bound, solve_rtol
 
 
@@ -217,10 +222,185 @@ def test_solve_ridge_validation_errors():
         solve_ridge(K, Y, 1.0, method="lu")
     with pytest.raises(ValueError, match="preconditioner"):
         solve_ridge(K, Y, 1.0, method="cg", preconditioner="ilu")
-    # not positive definite even after the ridge: clear error, no crash
+    # not positive definite even after the ridge: clear error, no crash, on every exact path
     bad = -np.eye(20)
-    with pytest.raises(ValueError, match=r"not positive definite.*row 0.*lam = 0.5"):
+    with pytest.raises(NotPositiveDefiniteError, match=r"not positive definite.*row 0.*lam = 0.5"):
         solve_ridge(bad, Y, 0.5, method="cholesky")
+    with pytest.raises(NotPositiveDefiniteError, match=r"not positive definite.*row 0.*lam = 0.5"):
+        solve_ridge(torch.tensor(bad), Y, 0.5, method="cholesky", block_size=None)
+    with pytest.raises(NotPositiveDefiniteError, match=r"not positive definite.*lam = 0.5"):
+        solve_ridge(bad, Y, 0.5, method="cholesky", block_size=None)       # SciPy's path
+    with pytest.raises(InputError, match="ridge_rel must be >= 0"):
+        absolute_ridge(K, -1e-3)
+    with pytest.raises(ValueError, match=r"K_test: expected shape \(m, 20\)"):
+        predict_ridge(np.ones((3, 19)), np.ones(20))
+
+
+@pytest.mark.parametrize("kind", ["numpy", "torch"])
+def test_unblocked_exact_solve_agrees_with_the_blocked_one(ntk_problem, kind):
+    """block_size=None: one LAPACK potrf + potrs (SciPy's for numpy, torch's for a
+    tensor) instead of the blocked in-place factorisation."""
+    X, Y, Xt, K, Kt = ntk_problem
+    lam = 0.05
+    a_blk, _ = solve_ridge(K, Y, lam, method="cholesky", block_size=64)
+    Kin = K.copy() if kind == "numpy" else torch.tensor(K)
+    a_un, info = solve_ridge(Kin, Y, lam, method="cholesky", block_size=None, check_residual=True)
+    assert info.get("backend") == ("scipy" if kind == "numpy" else None)
+    a_un = np.asarray(a_un)
+    np.testing.assert_array_equal(np.asarray(Kin), K)          # overwrite=False leaves K alone
+    # two backward-stable solves of the same system: ||da|| <= 2 n eps cond ||a||
+    da = direct_solve_bounds(K, lam, a_blk, Kt)[0]
+    assert np.all(np.linalg.norm(a_un - a_blk, axis=0) <= da)
+    assert info["residual_kind"] == "true" and info["residual_max"] <= solve_rtol(K + lam * np.eye(len(K)))
+    a1, _ = solve_ridge(Kin, Y[:, 1], lam, method="cholesky", block_size=None)
+    assert np.asarray(a1).shape == (400,)
+
+
+def test_intercept_is_the_float64_mean_and_the_same_solve():
+    """fit_intercept: Y is centred by its float64 column means before the cast to K's
+    dtype, and the solve is the one without intercept on the centred Y."""
+    rng = np.random.default_rng(3)
+    K32 = torch.tensor(spd(60, seed=3), dtype=torch.float32)
+    Y = rng.normal(size=(60, 2)) + 100.0
+    a, info = solve_ridge(K32.clone(), Y, 0.3, method="cholesky", fit_intercept=True)
+    # numpy's mean on the same array: the same (deterministic, pairwise) summation
+    np.testing.assert_array_equal(info["intercept"], Y.mean(axis=0))
+    assert info["intercept"].dtype == np.float64
+    a_ref, info_ref = solve_ridge(K32.clone(), Y - Y.mean(axis=0), 0.3, method="cholesky")
+    assert info_ref["intercept"] is None
+    # the same arithmetic on the same float32 numbers (rtol: run-to-run rounding of threaded BLAS only)
+    np.testing.assert_allclose(a.numpy(), a_ref.numpy(), rtol=1e-6, atol=0)
+    # a 1-D target: a 0-d intercept, added back by predict_ridge
+    a1, info1 = solve_ridge(K32.clone(), Y[:, 0], 0.3, fit_intercept=True)
+    assert a1.shape == (60,) and info1["intercept"].shape == ()
+    p = predict_ridge(K32[:5], a1, info1["intercept"])
+    assert p.shape == (5,) and p.dtype == np.float64
+
+
+def test_kernel_ridge_with_intercept_on_a_linear_kernel_equals_sklearn_ridge():
+    """Ridge(fit_intercept=True) = kernel ridge with intercept on the centred linear kernel.
+
+    scikit-learn's Ridge centres X and y, solves the primal
+    ``(Xc'Xc + lam I) w = Xc'yc`` and sets ``b = mean(y) - mean(X)'w``. Kernel ridge
+    with ``K = Xc Xc'`` fits the centred y by ``(K + lam I) a = yc``; since
+    ``w = Xc'a`` (push-through identity) and ``K 1 = 0`` (the optimal unpenalised
+    intercept is then exactly mean(y)), its prediction ``(x - mean(X))'Xc'a + mean(y)``
+    is Ridge's exactly, in exact arithmetic.
+    """
+    rng = np.random.default_rng(11)
+    n, p, lam = 50, 4, 0.5
+    X = rng.normal(size=(n, p)) + np.array([3.0, -2.0, 1.0, 5.0])
+    Xt = rng.normal(size=(20, p)) + np.array([3.0, -2.0, 1.0, 5.0])
+    w_true = np.array([1.0, -0.5, 2.0, 0.3])
+    y = X @ w_true + 7.0 + 0.1 * rng.normal(size=n)
+    ref = SkRidge(alpha=lam, fit_intercept=True, solver="cholesky").fit(X, y)
+    x_mean = X.mean(axis=0)
+    Xc, Xtc = X - x_mean, Xt - x_mean
+    K, Kt = Xc @ Xc.T, Xtc @ Xc.T
+    alpha, info = solve_ridge(K, y, lam, method="cholesky", fit_intercept=True)
+    ours = predict_ridge(Kt, alpha, info["intercept"])
+    # Tolerance: two backward-stable solves, ours the dual (n x n), scikit-learn's the
+    # primal (p x p); each is accurate to 2 n eps cond(.) relative (tolerances.solve_rtol;
+    # the Gram's own rounding, p eps ||Xc||^2, and that of the two centrings of X,
+    # ~eps |mean(X)| ||Xc||, are below the solve's backward error n eps ||A||), so
+    # |d f_i| <= ||kt_i|| ||da|| + ||xt_i - mean(X)|| ||dw||, plus the rounding of the
+    # products and of the intercepts, (n + p) eps each.
+    A = K + lam * np.eye(n)
+    B = Xc.T @ Xc + lam * np.eye(p)
+    da = 2 * solve_rtol(A) * np.linalg.norm(alpha)
+    dw = 2 * solve_rtol(B) * np.linalg.norm(ref.coef_)
+    rounding = 4 * (n + p) * EPS64 * (np.abs(Kt) @ np.abs(alpha) + (np.abs(Xt) + np.abs(x_mean)) @ np.abs(ref.coef_)
+                                      + abs(y.mean()))
+    bound = np.linalg.norm(Kt, axis=1) * da + np.linalg.norm(Xtc, axis=1) * dw + rounding
+    assert bound.max() < 1e-9                                 # the bound is not vacuous
+    assert np.all(np.abs(ours - ref.predict(Xt)) <= bound)
+    np.testing.assert_allclose(info["intercept"], y.mean())  # the intercept is mean(y) (numpy's mean)
+    # without the intercept the same kernel model misses Ridge by the mean of y (~7)
+    no_b, _ = solve_ridge(K, y, lam, method="cholesky")
+    assert np.abs(predict_ridge(Kt, no_b) - ref.predict(Xt)).min() > 1e3 * bound.max()
+    # NTKRidge-style estimators carry it the same way: fit_intercept on a Gram
+    est = NTKRidge(lam=lam, fit_intercept=True).fit_gram(K, y)
+    assert np.all(np.abs(est.predict_gram(Kt) - ref.predict(Xt)) <= bound)
+
+
+def test_holdout_split_follows_its_documented_rule():
+    tr, va = holdout_split(50, 30, seed=4)
+    pick = np.random.default_rng(4).permutation(50)[:30]     # the rule, written out
+    np.testing.assert_array_equal(va, pick[:6])              # round(0.2 * 30) = 6 validation
+    np.testing.assert_array_equal(tr, pick[6:])
+    tr_all, va_all = holdout_split(10, 1000, seed=0)         # subset larger than n: all of them
+    assert sorted(np.r_[tr_all, va_all]) == list(range(10)) and len(va_all) == 2
+    assert len(holdout_split(3, 3, seed=0)[1]) == 1         # at least one validation sample
+    with pytest.raises(InputError, match="depmap.ridge.subset: a holdout needs at least 2"):
+        holdout_split(1, 100, seed=0, name="depmap.ridge.subset")
+    with pytest.raises(InputError, match="fraction"):
+        holdout_split(10, 10, seed=0, frac=1.0)
+
+
+def test_select_ridge_holdout_picks_the_planted_best_and_the_smallest_on_ties():
+    calls = []
+
+    def planted(scores):
+        def fit_score(lam, tr, va):
+            calls.append((tr, va))
+            return scores[lam]
+        return fit_score
+
+    # one optimum by construction
+    lam, table = select_ridge_holdout(planted({0.1: 0.2, 1.0: 0.7, 10.0: 0.9, 100.0: 0.4}), 40,
+                                      [0.1, 1.0, 10.0, 100.0], subset=30, seed=2)
+    assert lam == 10.0
+    assert list(table.columns) == ["lam", "r2", "chosen"] and table["chosen"].tolist() == [False, False, True, False]
+    # every lam is scored on the one split of holdout_split(n, subset, seed)
+    tr, va = holdout_split(40, 30, seed=2)
+    assert len(calls) == 4 and all(np.array_equal(t, tr) and np.array_equal(v, va) for t, v in calls)
+    # ties go to the smallest lam, whatever the grid order; a NaN score ranks last
+    lam, table = select_ridge_holdout(planted({10.0: 0.9, 1.0: 0.9, 0.1: 0.5}), 40, [10.0, 1.0, 0.1],
+                                      subset=30, seed=2)
+    assert lam == 1.0 and table["lam"].tolist() == [10.0, 1.0, 0.1]
+    lam, _ = select_ridge_holdout(planted({0.1: float("nan"), 1.0: -5.0}), 40, [0.1, 1.0], subset=30, seed=2)
+    assert lam == 1.0
+    lam, table = select_ridge_holdout(planted({3: 0.1}), 40, [3], subset=30, seed=2, score_name="auc")
+    assert lam == 3.0 and list(table.columns) == ["lam", "auc", "chosen"]
+    with pytest.raises(InputError, match=r"drug_screen.source_ridge.grid: expected at least one"):
+        select_ridge_holdout(planted({}), 40, [], subset=30, seed=2, name="drug_screen.source_ridge")
+    with pytest.raises(InputError, match=r"drug_screen.source_ridge.grid value must be >= 0"):
+        select_ridge_holdout(planted({}), 40, [1.0, -1.0], subset=30, seed=2, name="drug_screen.source_ridge")
+
+
+def test_select_ridge_holdout_agrees_with_sklearn_kernel_ridge_and_manual_scoring():
+    """The helper with the service's solve (intercept) against scikit-learn's KernelRidge
+    on the centred targets plus the mean, scored by sklearn's r2_score on the split
+    written out by hand."""
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(150, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.sin(3 * X[:, 0]) + 0.2 * rng.normal(size=150) + 5.0
+    K = ntk_relu(X).numpy()
+    grid, subset, seed = [1e-3, 1e-1, 10.0, 1e3], 120, 5
+
+    def fit_score(lam, tr, va):
+        a, info = solve_ridge(K[np.ix_(tr, tr)], y[tr], lam, method="cholesky", fit_intercept=True)
+        return r2_score(y[va], predict_ridge(K[np.ix_(va, tr)], a, info["intercept"]))
+
+    lam, table = select_ridge_holdout(fit_score, len(y), grid, subset=subset, seed=seed)
+    pick = np.random.default_rng(seed).permutation(150)[:120]
+    va, tr = pick[:24], pick[24:]
+    ref, bounds = [], []
+    for g in grid:
+        Ktr, Kva, mu = K[np.ix_(tr, tr)], K[np.ix_(va, tr)], y[tr].mean()
+        m = SkKernelRidge(alpha=g, kernel="precomputed").fit(Ktr, y[tr] - mu)
+        p = m.predict(Kva) + mu
+        ref.append(r2_score(y[va], p))
+        # two backward-stable solves: |dp_i| <= direct_solve_bounds (+ the mean's rounding);
+        # R2 = 1 - SS_res / SS_tot moves by <= (2 ||e|| ||dp|| + ||dp||^2) / SS_tot
+        dp = direct_solve_bounds(Ktr, g, m.dual_coef_, Kva)[1][:, 0] + 4 * len(tr) * EPS64 * abs(mu)
+        e, ss = y[va] - p, np.sum((y[va] - y[va].mean()) ** 2)
+        bounds.append((2 * np.linalg.norm(e) * np.linalg.norm(dp) + np.linalg.norm(dp) ** 2) / ss)
+    assert np.all(np.abs(table["r2"].to_numpy() - ref) <= bounds)
+    order = np.argsort(ref)[::-1]
+    assert ref[order[0]] - ref[order[1]] > 2 * max(bounds)   # the choice is determined by the scores
+    assert lam == grid[order[0]] and table.loc[table["chosen"], "lam"].tolist() == [lam]
 
 
 def test_ntkridge_matches_sklearn_with_the_same_kernel(ntk_problem):

@@ -7,7 +7,6 @@ import json
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -43,9 +42,15 @@ def _dry_run_jobs(stdout: str) -> dict[str, dict[str, set[str]]]:
     return jobs
 
 
-def _resource(rule, name):
+def _resource(rule, name, attempt=1):
+    """A rule's resource as Snakemake submits it on attempt `attempt`
+    (a callable, e.g. mem_mb growing with the attempt, evaluated)."""
     res = rule.resources.get(name)
-    return None if res is None else getattr(res, "value", res)
+    if res is None:
+        return None
+    if res.is_evaluable():
+        res = res.evaluate(None, attempt=attempt)
+    return res.value
 
 
 def test_dry_run_lists_the_dag(workdir):
@@ -62,6 +67,8 @@ def test_lint_is_clean():
 
 def test_running_rules_follow_the_conventions(workflow_rules):
     gpu_partition = yaml.safe_load((REPO / "config/config.yaml").read_text())["slurm"]["gpu_partition"]
+    # the rules named in `localrules:` (the API has no public accessor)
+    local = next(iter(workflow_rules.values())).workflow._localrules
     for name, rule in workflow_rules.items():
         if rule.norun:
             continue
@@ -69,6 +76,11 @@ def test_running_rules_follow_the_conventions(workflow_rules):
         assert rule.benchmark, f"rule {name} has no benchmark:"
         assert rule.conda_env, f"rule {name} has no conda:"
         assert _resource(rule, "mem_mb") and _resource(rule, "runtime"), f"rule {name} lacks mem_mb/runtime"
+        # a retry after an out-of-memory kill (the SLURM profile's retries) asks for more
+        assert _resource(rule, "mem_mb", attempt=2) > _resource(rule, "mem_mb"), f"{name}: mem_mb ignores attempt"
+        # downloads run where Snakemake runs: cluster nodes often have no network
+        downloads = str(rule.script).endswith("_download.py")
+        assert downloads == (name in local), f"rule {name}: download {downloads}, local {name in local}"
         if _resource(rule, "gpu"):
             # GPU-tagged: one GPU with the plugin's resource name, the GPU
             # partition from config, and the device passed on.
@@ -79,6 +91,60 @@ def test_running_rules_follow_the_conventions(workflow_rules):
             assert _resource(rule, "gres") is None and _resource(rule, "gpu_model") is None, name
             assert _resource(rule, "slurm_partition") in (None, ), f"CPU rule {name} names a partition"
     assert any(_resource(r, "gpu") for r in workflow_rules.values()), "no GPU-tagged rule"
+
+
+def test_every_report_figure_carries_its_table(workflow_rules):
+    """`snakemake --report` holds the TSV behind each figure, beside it (the
+    same category and subcategory): results/<study>/figures/<id>.png and
+    results/<study>/tables/<id>.tsv."""
+    from snakemake.io import strip_wildcard_constraints
+
+    flagged = {}
+    for rule in workflow_rules.values():
+        for f in rule.output:
+            if f.flags.get("report"):
+                flagged[strip_wildcard_constraints(str(f))] = f.flags["report"]
+    figures = {f: r for f, r in flagged.items() if f.endswith(".png") and "/figures/" in f}
+    assert len(figures) >= 8
+    for fig, rep in figures.items():
+        table = fig.replace("/figures/", "/tables/").removesuffix(".png") + ".tsv"
+        assert table in flagged, f"{table} (behind {fig}) is not in the report"
+        assert (flagged[table].category, flagged[table].subcategory) == (rep.category, rep.subcategory), table
+
+
+def test_rules_are_snakefmt_formatted():
+    """workflow/ as `snakefmt --check workflow/` wants it (the test extra pins
+    snakefmt; skipped only outside CI where it is not installed)."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("snakefmt") is None:
+        if not os.environ.get("CI"):
+            pytest.skip("snakefmt is not installed (pip install -e '.[test]')")
+        pytest.fail("snakefmt is not installed, and CI must check the formatting", pytrace=False)
+    proc = subprocess.run([sys.executable, "-m", "snakefmt", "--check", "workflow/"], cwd=REPO,
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_slurm_profile_options_exist(workdir):
+    """profiles/slurm/config.yaml retries failed jobs (mem_mb grows with the
+    attempt), and the options it documents in comments (slurm_account, job
+    arrays) are real: uncommented, Snakemake and the installed SLURM plugin
+    accept them and the account reaches every job's resources."""
+    profile = (REPO / "profiles/slurm/config.yaml").read_text()
+    assert yaml.safe_load(profile)["retries"] >= 1
+    documented = re.compile(r"^(\s*)# ([a-z][a-z_-]*): (\S.*)$", re.M)
+    keys = [m.group(2) for m in documented.finditer(profile)]
+    assert {"slurm_account", "slurm-array-jobs", "slurm-array-limit"} <= set(keys), keys
+    on = documented.sub(r"\1\2: \3", profile).replace("<account>", "acct_test")
+    (workdir / "try_slurm").mkdir()
+    (workdir / "try_slurm/config.yaml").write_text(on)
+    out = run_snakemake(["--profile", "try_slurm", "-n", "demo_lam_sweep"], workdir).stdout
+    jobs = re.findall(r"^\s*resources: (.*)$", out, re.M)
+    # demo_generate, demo_sweep, demo_figure and the target rule itself
+    assert len(jobs) == 4 and all("slurm_account=acct_test" in j for j in jobs), jobs
 
 
 @pytest.mark.parametrize("edit, key", [
@@ -96,7 +162,7 @@ def test_bad_config_fails_before_any_job(workdir, edit, key):
     (workdir / "config/config.yaml").write_text(yaml.safe_dump(cfg))
     proc = run_snakemake(["--cores", "1"], workdir, check=False)
     assert proc.returncode != 0
-    assert f"config key '" in proc.stderr + proc.stdout and key in proc.stderr + proc.stdout
+    assert "config key '" in proc.stderr + proc.stdout and key in proc.stderr + proc.stdout
     assert not (workdir / "results").exists() and not (workdir / "resources/demo").exists()
 
 

@@ -13,9 +13,6 @@ DEMO_TARGETS = [
 rule demo_generate:
     output:
         "resources/demo/planted_regression.npz",
-    params:
-        cfg=config["demo"],
-        seed=SEED,
     log:
         "results/demo/logs/demo_generate.log",
     benchmark:
@@ -24,8 +21,11 @@ rule demo_generate:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=mem_per_attempt(1000),
         runtime=10,
+    params:
+        cfg=config["demo"],
+        seed=SEED,
     script:
         "../scripts/demo_generate.py"
 
@@ -35,10 +35,11 @@ rule demo_sweep:
     input:
         rules.demo_generate.output,
     output:
-        "results/demo/tables/demo_{sweep}_sweep.tsv",
-    params:
-        cfg=config["demo"],
-        device=DEVICE,
+        report(
+            "results/demo/tables/demo_{sweep}_sweep.tsv",
+            caption=TABLE_CAPTION,
+            category="Demo: kernel ridge",
+        ),
     log:
         "results/demo/logs/demo_sweep_{sweep}.log",
     benchmark:
@@ -49,8 +50,11 @@ rule demo_sweep:
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
-        mem_mb=2000,
+        mem_mb=mem_per_attempt(2000),
         runtime=30,
+    params:
+        cfg=config["demo"],
+        device=DEVICE,
     script:
         "../scripts/demo_sweep.py"
 
@@ -73,7 +77,7 @@ rule demo_figure:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=mem_per_attempt(1000),
         runtime=10,
     script:
         "../scripts/demo_figure.py"

@@ -3,7 +3,13 @@
 # drug screen's preprocessed CMAP data -> a source model on the cell lines not
 # in DepMap (GPU-tagged) -> imputed expression of the DepMap target pairs ->
 # projection vs baseline by CV (GPU-tagged) -> S9a, S9b, featurizations.
-# Helpers and DM_* constants live in common.smk.
+# Settings, paths, input functions and targets (DM_*, dm_*, also read by
+# mkl_transfer): rules/depmap_helpers.smk.
+
+
+# Downloads run where Snakemake runs (cluster nodes often have no network).
+localrules:
+    depmap_download,
 
 
 rule depmap_generate:
@@ -13,9 +19,6 @@ rule depmap_generate:
     output:
         table=f"{DM_RESOURCE}/viability.csv",
         params=f"{DM_RESOURCE}/depmap_params.json",
-    params:
-        source=canonical(DM_SRC),
-        seed=SEED,
     log:
         f"{DM_DIR}/logs/generate.log",
     benchmark:
@@ -24,8 +27,11 @@ rule depmap_generate:
         ENV_CHEM
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=30,
+    params:
+        source=canonical(DM_SRC),
+        seed=SEED,
     script:
         "../scripts/depmap_generate.py"
 
@@ -34,8 +40,6 @@ rule depmap_download:
     """A DepMap/PRISM viability release for users with network: checksummed (sha256)."""
     output:
         f"resources/depmap/download/{DM_NAME}/viability",
-    params:
-        spec=lambda wc: canonical(DM_SRC["file"]),
     log:
         f"{DM_DIR}/logs/download.log",
     benchmark:
@@ -44,8 +48,10 @@ rule depmap_download:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=mem_per_attempt(1000),
         runtime=120,
+    params:
+        spec=lambda wc: canonical(DM_SRC["file"]),
     script:
         "../scripts/drug_screen_download.py"
 
@@ -64,13 +70,6 @@ rule depmap_prepare:
         drugs=f"{DM_DIR}/prepared/drugs.tsv",
         dropped=f"{DM_DIR}/prepared/dropped_rows.tsv",
         counts=f"{DM_DIR}/prepared/counts.json",
-    params:
-        source=canonical({k: DM_SRC[k] for k in ("columns", "cell_pattern")} |
-                         {"description": DM_SRC.get("description", "")}),
-        duplicates=DM["duplicates"],
-        folds=DM["folds"],
-        n_cmap=DS["n_cells"],
-        seed=SEED,
     log:
         f"{DM_DIR}/logs/prepare.log",
     benchmark:
@@ -79,8 +78,17 @@ rule depmap_prepare:
         ENV_CHEM
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=30,
+    params:
+        source=canonical(
+            {k: DM_SRC[k] for k in ("columns", "cell_pattern")}
+            | {"description": DM_SRC.get("description", "")}
+        ),
+        duplicates=DM["duplicates"],
+        folds=DM["folds"],
+        n_cmap=DS["n_cells"],
+        seed=SEED,
     script:
         "../scripts/depmap_prepare.py"
 
@@ -90,23 +98,27 @@ rule depmap_features:
     input:
         drugs=f"{DM_DIR}/prepared/drugs.tsv",
         cmap=dm_cmap_features,
-        model=lambda wc: DS["fingerprint"]["mol2vec_model_path"] if wc.featurization == "mol2vec" else [],
+        model=lambda wc: (
+            DS["fingerprint"]["mol2vec_model_path"]
+            if wc.featurization == "mol2vec"
+            else []
+        ),
     output:
         f"{DM_DIR}/prepared/new_drugs_{{featurization}}.tsv.gz",
-    wildcard_constraints:
-        featurization="morgan|mol2vec",
-    params:
-        fingerprint=canonical({k: DS["fingerprint"][k] for k in ("radius", "n_bits")}),
     log:
         f"{DM_DIR}/logs/features_{{featurization}}.log",
     benchmark:
         f"{DM_DIR}/benchmarks/features_{{featurization}}.tsv"
+    wildcard_constraints:
+        featurization="morgan|mol2vec",
     conda:
         ENV_CHEM
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=30,
+    params:
+        fingerprint=canonical({k: DS["fingerprint"][k] for k in ("radius", "n_bits")}),
     script:
         "../scripts/depmap_features.py"
 
@@ -125,24 +137,24 @@ rule depmap_source:
         imputed=f"{DM_DIR}/{{featurization}}/source/imputed.gctx",
         ridge=f"{DM_DIR}/{{featurization}}/source/ridge_grid.tsv",
         summary=f"{DM_DIR}/{{featurization}}/source/summary.json",
-    wildcard_constraints:
-        featurization="morgan|mol2vec",
-    params:
-        cfg=DM_SOURCE_PARAMS,
-        seed=SEED,
-        device=DEVICE,
     log:
         f"{DM_DIR}/{{featurization}}/logs/source.log",
     benchmark:
         f"{DM_DIR}/{{featurization}}/benchmarks/source.tsv"
+    wildcard_constraints:
+        featurization="morgan|mol2vec",
     conda:
         ENV_TORCH
     threads: 2
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
-        mem_mb=24000,
+        mem_mb=mem_per_attempt(24000),
         runtime=240,
+    params:
+        cfg=DM_SOURCE_PARAMS,
+        seed=SEED,
+        device=DEVICE,
     script:
         "../scripts/depmap_source.py"
 
@@ -160,25 +172,25 @@ rule depmap_projection:
         features=dm_features,
     output:
         f"{DM_DIR}/{{featurization}}/projection/{{curve}}.tsv",
-    wildcard_constraints:
-        featurization="morgan|mol2vec",
-        curve="ridge|scaling|genes",
-    params:
-        cfg=DM_PROJECTION_PARAMS,
-        seed=SEED,
-        device=DEVICE,
     log:
         f"{DM_DIR}/{{featurization}}/logs/projection_{{curve}}.log",
     benchmark:
         f"{DM_DIR}/{{featurization}}/benchmarks/projection_{{curve}}.tsv"
+    wildcard_constraints:
+        featurization="morgan|mol2vec",
+        curve="ridge|scaling|genes",
     conda:
         ENV_TORCH
     threads: 1
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
-        mem_mb=8000,
+        mem_mb=mem_per_attempt(8000),
         runtime=120,
+    params:
+        cfg=DM_PROJECTION_PARAMS,
+        seed=SEED,
+        device=DEVICE,
     script:
         "../scripts/depmap_projection.py"
 
@@ -187,9 +199,15 @@ rule depmap_figure:
     """SI Fig. {fig} of the DepMap study: its table (TSV) and figure (PDF, PNG)."""
     input:
         lambda wc: f"{DM_DIR}/{wc.featurization}/projection/"
-                   + ("scaling" if wc.fig == "figS9a" else "genes") + ".tsv",
+        + ("scaling" if wc.fig == "figS9a" else "genes")
+        + ".tsv",
     output:
-        table=f"{DM_DIR}/{{featurization}}/tables/{{fig}}.tsv",
+        table=report(
+            f"{DM_DIR}/{{featurization}}/tables/{{fig}}.tsv",
+            caption=TABLE_CAPTION,
+            category=PAPER_TRANSFER,
+            subcategory=f"SI Fig. S9: DepMap viability ({DS_NAME} / {DM_NAME})",
+        ),
         pdf=f"{DM_DIR}/{{featurization}}/figures/{{fig}}.pdf",
         png=report(
             f"{DM_DIR}/{{featurization}}/figures/{{fig}}.png",
@@ -197,22 +215,22 @@ rule depmap_figure:
             category=PAPER_TRANSFER,
             subcategory=f"SI Fig. S9: DepMap viability ({DS_NAME} / {DM_NAME})",
         ),
-    wildcard_constraints:
-        featurization="morgan|mol2vec",
-        fig="figS9[ab]",
-    params:
-        first=DM["scaling"]["first"],
-        label=lambda wc: f"{DM_NAME} on {DS_NAME}, {wc.featurization}",
     log:
         f"{DM_DIR}/{{featurization}}/logs/figure_{{fig}}.log",
     benchmark:
         f"{DM_DIR}/{{featurization}}/benchmarks/figure_{{fig}}.tsv"
+    wildcard_constraints:
+        featurization="morgan|mol2vec",
+        fig="figS9[ab]",
     conda:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=mem_per_attempt(2000),
         runtime=10,
+    params:
+        first=DM["scaling"]["first"],
+        label=lambda wc: f"{DM_NAME} on {DS_NAME}, {wc.featurization}",
     script:
         "../scripts/depmap_figure.py"
 
@@ -220,12 +238,12 @@ rule depmap_figure:
 rule depmap_featurizations_table:
     """The drug featurizations compared (R² at the smallest and largest target size)."""
     input:
-        expand(f"{DM_DIR}/{{featurization}}/projection/scaling.tsv", featurization=DM["featurizations"]),
+        expand(
+            f"{DM_DIR}/{{featurization}}/projection/scaling.tsv",
+            featurization=DM["featurizations"],
+        ),
     output:
         f"{DM_DIR}/tables/featurizations.tsv",
-    params:
-        featurizations=DM["featurizations"],
-        first=DM["scaling"]["first"],
     log:
         f"{DM_DIR}/logs/featurizations.log",
     benchmark:
@@ -234,8 +252,11 @@ rule depmap_featurizations_table:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=mem_per_attempt(1000),
         runtime=10,
+    params:
+        featurizations=DM["featurizations"],
+        first=DM["scaling"]["first"],
     script:
         "../scripts/depmap_featurizations.py"
 
@@ -244,15 +265,27 @@ rule depmap_featurizations_table:
 rule depmap_figS9a:
     """Target: viability R² vs target samples, projection vs baseline, with the log2 law."""
     input:
-        [f for feat in DM["featurizations"] for f in [f"{DM_DIR}/{feat}/tables/figS9a.tsv",
-                                                      *figure(f"{DM_STUDY}/{feat}", "figS9a")]],
+        [
+            f
+            for feat in DM["featurizations"]
+            for f in [
+                f"{DM_DIR}/{feat}/tables/figS9a.tsv",
+                *figure(f"{DM_STUDY}/{feat}", "figS9a"),
+            ]
+        ],
 
 
 rule depmap_figS9b:
     """Target: viability R² vs number of genes predicted by the source, seen vs unseen drugs."""
     input:
-        [f for feat in DM["featurizations"] for f in [f"{DM_DIR}/{feat}/tables/figS9b.tsv",
-                                                      *figure(f"{DM_STUDY}/{feat}", "figS9b")]],
+        [
+            f
+            for feat in DM["featurizations"]
+            for f in [
+                f"{DM_DIR}/{feat}/tables/figS9b.tsv",
+                *figure(f"{DM_STUDY}/{feat}", "figS9b"),
+            ]
+        ],
 
 
 rule depmap_featurizations:

@@ -2,7 +2,13 @@
 # Fig. 4): L1000 files in GEO layout -> preprocessing and Morgan fingerprints
 # -> source/target split -> NTK source model (GPU-tagged) -> projection and
 # translation to each target cell line (GPU-tagged) -> metrics, scaling
-# laws, figures 4a-4f. Helpers and DS_* constants live in common.smk.
+# laws, figures 4a-4f. Settings, paths, input functions and targets (DS_*,
+# ds_*, also read by DepMap and mkl_transfer): rules/drug_screen_helpers.smk.
+
+
+# Downloads run where Snakemake runs (cluster nodes often have no network).
+localrules:
+    drug_screen_download,
 
 
 rule drug_screen_generate:
@@ -16,10 +22,6 @@ rule drug_screen_generate:
         pert_info=f"resources/drug_screen/{DS_NAME}/raw/pert_info.txt",
         gene_info=f"resources/drug_screen/{DS_NAME}/raw/gene_info.txt",
         params=f"resources/drug_screen/{DS_NAME}/raw/truth/params.json",
-    params:
-        source=canonical(DS_SRC),
-        seed=SEED,
-        outdir=lambda wc, output: os.path.dirname(output.gctx),
     log:
         f"{DS_DIR}/logs/generate.log",
     benchmark:
@@ -28,8 +30,12 @@ rule drug_screen_generate:
         ENV_CHEM
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=60,
+    params:
+        source=canonical(DS_SRC),
+        seed=SEED,
+        outdir=lambda wc, output: os.path.dirname(output.gctx),
     script:
         "../scripts/drug_screen_generate.py"
 
@@ -38,20 +44,20 @@ rule drug_screen_download:
     """GEO L1000 files for users with network: checksummed (sha256) download."""
     output:
         f"resources/drug_screen/{DS_NAME}/download/{{key}}",
-    wildcard_constraints:
-        key="gctx|sample_info|pert_info|gene_info",
-    params:
-        spec=lambda wc: canonical(DS_SRC["files"][wc.key]),
     log:
         f"{DS_DIR}/logs/download_{{key}}.log",
     benchmark:
         f"{DS_DIR}/benchmarks/download_{{key}}.tsv"
+    wildcard_constraints:
+        key="gctx|sample_info|pert_info|gene_info",
     conda:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=mem_per_attempt(1000),
         runtime=240,
+    params:
+        spec=lambda wc: canonical(DS_SRC["files"][wc.key]),
     script:
         "../scripts/drug_screen_download.py"
 
@@ -63,8 +69,6 @@ rule drug_screen_fingerprints:
     output:
         bits=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
         invalid=f"{DS_DIR}/fingerprints/invalid_smiles.tsv",
-    params:
-        fingerprint=canonical({k: DS["fingerprint"][k] for k in ("radius", "n_bits")}),
     log:
         f"{DS_DIR}/logs/fingerprints.log",
     benchmark:
@@ -73,8 +77,10 @@ rule drug_screen_fingerprints:
         ENV_CHEM
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=60,
+    params:
+        fingerprint=canonical({k: DS["fingerprint"][k] for k in ("radius", "n_bits")}),
     script:
         "../scripts/drug_screen_fingerprints.py"
 
@@ -96,7 +102,7 @@ rule drug_screen_mol2vec:
         ENV_CHEM
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=60,
     script:
         "../scripts/drug_screen_mol2vec.py"
@@ -112,17 +118,15 @@ rule drug_screen_preprocess:
         sample_info=ds_raw("sample_info"),
         gene_info=ds_raw("gene_info"),
         fingerprints=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
-        controls=lambda wc: [DS_SRC["controls_path"]] if DS_SRC.get("controls_path") else [],
+        controls=lambda wc: (
+            [DS_SRC["controls_path"]] if DS_SRC.get("controls_path") else []
+        ),
     output:
         expression=f"{DS_DIR}/preprocessed/expression.gctx",
         pairs=f"{DS_DIR}/preprocessed/pairs.tsv",
         controls=f"{DS_DIR}/preprocessed/controls.tsv",
         genes=f"{DS_DIR}/preprocessed/genes.tsv",
         counts=f"{DS_DIR}/preprocessed/counts.tsv",
-    params:
-        log2_transform=DS["log2_transform"],
-        missing_controls=DS["missing_controls"],
-        replicate_key=list(DS["replicate_key"]),
     log:
         f"{DS_DIR}/logs/preprocess.log",
     benchmark:
@@ -131,8 +135,12 @@ rule drug_screen_preprocess:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=16000,
+        mem_mb=mem_per_attempt(16000),
         runtime=240,
+    params:
+        log2_transform=DS["log2_transform"],
+        missing_controls=DS["missing_controls"],
+        replicate_key=list(DS["replicate_key"]),
     script:
         "../scripts/drug_screen_preprocess.py"
 
@@ -145,9 +153,6 @@ rule drug_screen_split:
     output:
         folds=f"{DS_DIR}/split/folds.tsv",
         availability=f"{DS_DIR}/split/availability.tsv",
-    params:
-        cfg=DS_SPLIT_PARAMS,
-        seed=SEED,
     log:
         f"{DS_DIR}/logs/split.log",
     benchmark:
@@ -156,8 +161,11 @@ rule drug_screen_split:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=mem_per_attempt(2000),
         runtime=10,
+    params:
+        cfg=DS_SPLIT_PARAMS,
+        seed=SEED,
     script:
         "../scripts/drug_screen_split.py"
 
@@ -174,10 +182,6 @@ rule drug_screen_source:
         predictions=f"{DS_MODEL_DIR}/source/predictions.gctx",
         ridge=f"{DS_MODEL_DIR}/source/ridge_grid.tsv",
         summary=f"{DS_MODEL_DIR}/source/summary.json",
-    params:
-        cfg=DS_MODEL_PARAMS,
-        seed=SEED,
-        device=DEVICE,
     log:
         f"{DS_MODEL_DIR}/logs/source.log",
     benchmark:
@@ -188,8 +192,12 @@ rule drug_screen_source:
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
-        mem_mb=24000,
+        mem_mb=mem_per_attempt(24000),
         runtime=240,
+    params:
+        cfg=DS_MODEL_PARAMS,
+        seed=SEED,
+        device=DEVICE,
     script:
         "../scripts/drug_screen_source.py"
 
@@ -207,10 +215,6 @@ rule drug_screen_target_ridge:
         summary=f"{DS_MODEL_DIR}/source/summary.json",
     output:
         f"{DS_MODEL_DIR}/source/target_ridge.tsv",
-    params:
-        cfg=DS_TARGET_PARAMS,
-        seed=SEED,
-        device=DEVICE,
     log:
         f"{DS_MODEL_DIR}/logs/target_ridge.log",
     benchmark:
@@ -221,8 +225,12 @@ rule drug_screen_target_ridge:
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=60,
+    params:
+        cfg=DS_TARGET_PARAMS,
+        seed=SEED,
+        device=DEVICE,
     script:
         "../scripts/drug_screen_target_ridge.py"
 
@@ -242,9 +250,6 @@ rule drug_screen_transfer:
     output:
         metrics=f"{DS_MODEL_DIR}/transfer/target{{rank}}_metrics.tsv",
         samples=f"{DS_MODEL_DIR}/transfer/target{{rank}}_samples.tsv.gz",
-    params:
-        cfg=DS_TARGET_PARAMS,
-        device=DEVICE,
     log:
         f"{DS_MODEL_DIR}/logs/transfer_target{{rank}}.log",
     benchmark:
@@ -255,8 +260,11 @@ rule drug_screen_transfer:
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
-        mem_mb=8000,
+        mem_mb=mem_per_attempt(8000),
         runtime=120,
+    params:
+        cfg=DS_TARGET_PARAMS,
+        device=DEVICE,
     script:
         "../scripts/drug_screen_transfer.py"
 
@@ -274,10 +282,6 @@ rule drug_screen_scaling:
         ridge=f"{DS_MODEL_DIR}/source/target_ridge.tsv",
     output:
         f"{DS_MODEL_DIR}/scaling/target{{rank}}.tsv",
-    params:
-        cfg=canonical({**DS_TARGET_PARAMS, "scaling": DS["scaling"]}),
-        seed=SEED,
-        device=DEVICE,
     log:
         f"{DS_MODEL_DIR}/logs/scaling_target{{rank}}.log",
     benchmark:
@@ -288,8 +292,12 @@ rule drug_screen_scaling:
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
-        mem_mb=8000,
+        mem_mb=mem_per_attempt(8000),
         runtime=240,
+    params:
+        cfg=canonical({**DS_TARGET_PARAMS, "scaling": DS["scaling"]}),
+        seed=SEED,
+        device=DEVICE,
     script:
         "../scripts/drug_screen_scaling.py"
 
@@ -299,7 +307,12 @@ rule drug_screen_figure:
     input:
         ds_figure_inputs,
     output:
-        table=f"{DS_MODEL_DIR}/tables/{{fig}}.tsv",
+        table=report(
+            f"{DS_MODEL_DIR}/tables/{{fig}}.tsv",
+            caption=TABLE_CAPTION,
+            category=PAPER_TRANSFER,
+            subcategory=f"Fig. 4: virtual drug screen ({DS_NAME})",
+        ),
         pdf=f"{DS_MODEL_DIR}/figures/{{fig}}.pdf",
         png=report(
             f"{DS_MODEL_DIR}/figures/{{fig}}.png",
@@ -307,22 +320,22 @@ rule drug_screen_figure:
             category=PAPER_TRANSFER,
             subcategory=f"Fig. 4: virtual drug screen ({DS_NAME})",
         ),
-    wildcard_constraints:
-        fig="fig4[a-f]",
-    params:
-        scaling=canonical(DS["scaling"]),
-        pca_cells=DS["pca_cells"],
-        dataset=DS_NAME,
     log:
         f"{DS_MODEL_DIR}/logs/figure_{{fig}}.log",
     benchmark:
         f"{DS_MODEL_DIR}/benchmarks/figure_{{fig}}.tsv"
+    wildcard_constraints:
+        fig="fig4[a-f]",
     conda:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=20,
+    params:
+        scaling=canonical(DS["scaling"]),
+        pca_cells=DS["pca_cells"],
+        dataset=DS_NAME,
     script:
         "../scripts/drug_screen_figure.py"
 
@@ -368,4 +381,3 @@ rule screen_fig4f:
     input:
         f"{DS_MODEL_DIR}/tables/fig4f.tsv",
         figure(DS_FIG_STUDY, "fig4f"),
-

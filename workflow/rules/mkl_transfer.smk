@@ -4,7 +4,7 @@
 # (baseline), the source-learned weights on the target (transfer) and the
 # translated source model (Definition 2), on (a) the 8x8 digits, clean source
 # and corrupted targets, and (b) DepMap viability, one cell line to the others.
-# Helpers and MT_* constants live in mkl_transfer_common.smk.
+# Settings, paths, input functions and targets: rules/mkl_transfer_helpers.smk.
 
 
 rule mkl_transfer_images:
@@ -13,21 +13,21 @@ rule mkl_transfer_images:
     output:
         accuracy=f"{MT_IMG_DIR}/runs/{{corruption}}_accuracy.tsv",
         weights=f"{MT_IMG_DIR}/runs/{{corruption}}_weights.tsv",
-    wildcard_constraints:
-        corruption="[a-z_]+",
-    params:
-        model=MT_MODEL_PARAMS,
-        images=MT_IMG_PARAMS,
     log:
         f"{MT_IMG_DIR}/logs/images_{{corruption}}.log",
     benchmark:
         f"{MT_IMG_DIR}/benchmarks/images_{{corruption}}.tsv"
+    wildcard_constraints:
+        corruption="[a-z_]+",
     conda:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=mem_per_attempt(2000),
         runtime=20,
+    params:
+        model=MT_MODEL_PARAMS,
+        images=MT_IMG_PARAMS,
     script:
         "../scripts/mkl_transfer_images.py"
 
@@ -42,9 +42,6 @@ rule mkl_transfer_bio:
         accuracy=f"{MT_BIO_DIR}/runs/accuracy.tsv",
         weights=f"{MT_BIO_DIR}/runs/weights.tsv",
         info=f"{MT_BIO_DIR}/runs/info.json",
-    params:
-        model=MT_MODEL_PARAMS,
-        bio=MT_BIO_PARAMS,
     log:
         f"{MT_BIO_DIR}/logs/bio.log",
     benchmark:
@@ -53,8 +50,11 @@ rule mkl_transfer_bio:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=60,
+    params:
+        model=MT_MODEL_PARAMS,
+        bio=MT_BIO_PARAMS,
     script:
         "../scripts/mkl_transfer_bio.py"
 
@@ -65,7 +65,12 @@ rule mkl_transfer_figure_images:
         accuracy=mt_image_runs("accuracy"),
         weights=mt_image_runs("weights"),
     output:
-        table=f"{MT_IMG_DIR}/tables/figS7.tsv",
+        table=report(
+            f"{MT_IMG_DIR}/tables/figS7.tsv",
+            caption=TABLE_CAPTION,
+            category=PAPER_TRANSFER,
+            subcategory="SI Fig. S7: transfer vs MKL (corrupted digits)",
+        ),
         weights=f"{MT_IMG_DIR}/tables/figS7_weights.tsv",
         pdf=f"{MT_IMG_DIR}/figures/figS7.pdf",
         png=report(
@@ -74,12 +79,6 @@ rule mkl_transfer_figure_images:
             category=PAPER_TRANSFER,
             subcategory="SI Fig. S7: transfer vs MKL (corrupted digits)",
         ),
-    params:
-        fig="figS7",
-        title=f"SI Fig. S7 (digits {MT['images']['classes'][0]} vs {MT['images']['classes'][1]}, "
-              f"severity {MT['images']['severity']}): MKL vs translation",
-        xlabel="corruption",
-        order=MT_CORRUPTIONS,
     log:
         f"{MT_IMG_DIR}/logs/figure_figS7.log",
     benchmark:
@@ -88,8 +87,14 @@ rule mkl_transfer_figure_images:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=mem_per_attempt(2000),
         runtime=10,
+    params:
+        fig="figS7",
+        title=f"SI Fig. S7 (digits {MT['images']['classes'][0]} vs {MT['images']['classes'][1]}, "
+        f"severity {MT['images']['severity']}): MKL vs translation",
+        xlabel="corruption",
+        order=MT_CORRUPTIONS,
     script:
         "../scripts/mkl_transfer_figure.py"
 
@@ -100,7 +105,12 @@ rule mkl_transfer_figure_bio:
         accuracy=[f"{MT_BIO_DIR}/runs/accuracy.tsv"],
         weights=[f"{MT_BIO_DIR}/runs/weights.tsv"],
     output:
-        table=f"{MT_BIO_DIR}/tables/figS7_bio.tsv",
+        table=report(
+            f"{MT_BIO_DIR}/tables/figS7_bio.tsv",
+            caption=TABLE_CAPTION,
+            category=PAPER_TRANSFER,
+            subcategory=f"SI Fig. S7: transfer vs MKL (DepMap {DM_NAME})",
+        ),
         weights=f"{MT_BIO_DIR}/tables/figS7_bio_weights.tsv",
         pdf=f"{MT_BIO_DIR}/figures/figS7_bio.pdf",
         png=report(
@@ -109,12 +119,6 @@ rule mkl_transfer_figure_bio:
             category=PAPER_TRANSFER,
             subcategory=f"SI Fig. S7: transfer vs MKL (DepMap {DM_NAME})",
         ),
-    params:
-        fig="figS7_bio",
-        title=f"SI Fig. S7, biological task (DepMap {DM_NAME}, {MT_BIO['featurization']} fingerprints): "
-              f"MKL vs translation",
-        xlabel="target cell line",
-        order=None,
     log:
         f"{MT_BIO_DIR}/logs/figure_figS7_bio.log",
     benchmark:
@@ -123,8 +127,14 @@ rule mkl_transfer_figure_bio:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=mem_per_attempt(2000),
         runtime=10,
+    params:
+        fig="figS7_bio",
+        title=f"SI Fig. S7, biological task (DepMap {DM_NAME}, {MT_BIO['featurization']} fingerprints): "
+        f"MKL vs translation",
+        xlabel="target cell line",
+        order=None,
     script:
         "../scripts/mkl_transfer_figure.py"
 

@@ -1,8 +1,26 @@
 # Large-scale max-margin domain transform (Rodner et al. 2013, LS-MMDT):
 # learning curves on a two-domain digits task (Figs. 3-6 shape, with classes
 # held out of the target training set) and across the breast-cancer cohorts
-# of the PIMKL study (pooled source cohorts -> the large cohort).
-# Helpers and MM_* constants live in common.smk.
+# of the PIMKL study (pooled source cohorts -> the large cohort; its PK_*
+# constants, rules/pimkl_helpers.smk).
+from biokernels.config import mmdt_cohorts  # noqa: E402
+
+MM = config["mmdt"]
+_MM_SOLVER_KEYS = ("C_source", "C_target", "max_alternations", "tol", "max_iter")
+MM_DIGITS_PARAMS = canonical({k: MM[k] for k in (*_MM_SOLVER_KEYS, "digits")})
+MM_COHORT_PARAMS = canonical({k: MM[k] for k in (*_MM_SOLVER_KEYS, "cohorts")})
+# By default the pooled cohorts of Algorithm S1 -> the large cohort (or,
+# without one, the last S1 cohort from the others); checked by
+# biokernels.config.check_config (common.smk).
+MM_TARGET_COHORT, MM_SOURCE_COHORTS = mmdt_cohorts(config)
+MM_COHORT_STUDY = f"mmdt/cohorts_{PK_NAME}"
+MM_COHORT_DIR = f"results/{MM_COHORT_STUDY}"
+MM_TARGETS = [
+    "results/mmdt/digits/tables/learning_curve.tsv",
+    *figure("mmdt/digits", "learning_curve"),
+    f"{MM_COHORT_DIR}/tables/learning_curve.tsv",
+    *figure(MM_COHORT_STUDY, "learning_curve"),
+]
 
 
 rule mmdt_digits:
@@ -10,9 +28,6 @@ rule mmdt_digits:
     LS-MMDT (paper), LS-MMDT with a W0 prior, SVM-Source, SVM-Target."""
     output:
         "results/mmdt/digits/curves.tsv",
-    params:
-        cfg=MM_DIGITS_PARAMS,
-        seed=SEED,
     log:
         "results/mmdt/digits/logs/curves.log",
     benchmark:
@@ -21,8 +36,11 @@ rule mmdt_digits:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=mem_per_attempt(2000),
         runtime=60,
+    params:
+        cfg=MM_DIGITS_PARAMS,
+        seed=SEED,
     script:
         "../scripts/mmdt_digits.py"
 
@@ -35,13 +53,6 @@ rule mmdt_cohorts:
     output:
         curve=f"{MM_COHORT_DIR}/curves.tsv",
         info=f"{MM_COHORT_DIR}/domains.json",
-    params:
-        cfg=MM_COHORT_PARAMS,
-        source_cohorts=MM_SOURCE_COHORTS,
-        target_cohort=MM_TARGET_COHORT,
-        specs=canonical({c: PK_COHORT_SPECS[c] for c in [*MM_SOURCE_COHORTS, MM_TARGET_COHORT]}),
-        collapse=PK["collapse"],
-        seed=SEED,
     log:
         f"{MM_COHORT_DIR}/logs/curves.log",
     benchmark:
@@ -50,8 +61,17 @@ rule mmdt_cohorts:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=120,
+    params:
+        cfg=MM_COHORT_PARAMS,
+        source_cohorts=MM_SOURCE_COHORTS,
+        target_cohort=MM_TARGET_COHORT,
+        specs=canonical(
+            {c: PK_COHORT_SPECS[c] for c in [*MM_SOURCE_COHORTS, MM_TARGET_COHORT]}
+        ),
+        collapse=PK["collapse"],
+        seed=SEED,
     script:
         "../scripts/mmdt_cohorts.py"
 
@@ -61,7 +81,12 @@ rule mmdt_figure:
     input:
         "results/mmdt/{task}/curves.tsv",
     output:
-        table="results/mmdt/{task}/tables/learning_curve.tsv",
+        table=report(
+            "results/mmdt/{task}/tables/learning_curve.tsv",
+            caption=TABLE_CAPTION,
+            category=PAPER_MMDT,
+            subcategory="{task}",
+        ),
         pdf="results/mmdt/{task}/figures/learning_curve.pdf",
         png=report(
             "results/mmdt/{task}/figures/learning_curve.png",
@@ -69,21 +94,24 @@ rule mmdt_figure:
             category=PAPER_MMDT,
             subcategory="{task}",
         ),
-    wildcard_constraints:
-        task="digits|cohorts_[A-Za-z0-9_.-]+",
-    params:
-        title=lambda wc: ("LS-MMDT, digits: 64-pixel source, 4x4 low-contrast target" if wc.task == "digits"
-                          else f"LS-MMDT, cohorts: {', '.join(MM_SOURCE_COHORTS)} -> {MM_TARGET_COHORT}"),
     log:
         "results/mmdt/{task}/logs/figure.log",
     benchmark:
         "results/mmdt/{task}/benchmarks/figure.tsv"
+    wildcard_constraints:
+        task="digits|cohorts_[A-Za-z0-9_.-]+",
     conda:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=mem_per_attempt(2000),
         runtime=10,
+    params:
+        title=lambda wc: (
+            "LS-MMDT, digits: 64-pixel source, 4x4 low-contrast target"
+            if wc.task == "digits"
+            else f"LS-MMDT, cohorts: {', '.join(MM_SOURCE_COHORTS)} -> {MM_TARGET_COHORT}"
+        ),
     script:
         "../scripts/mmdt_figure.py"
 

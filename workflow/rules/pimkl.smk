@@ -3,7 +3,13 @@
 # Algorithm S1 per (gene-set collection, cohort) -> significance, signature
 # correlation; Algorithm S2 on the large cohort (mRNA, CNA, both; trained vs
 # transferred signature) -> Figures 3a, 3b, 4, 5, 6, S1, S2, S4 and the
-# sensitivity table. Helpers and PK_* constants live in pimkl_common.smk.
+# sensitivity table. Settings, paths, input functions and targets (PK_*,
+# pk_*, also read by LS-MMDT): rules/pimkl_helpers.smk.
+
+
+# Downloads run where Snakemake runs (cluster nodes often have no network).
+localrules:
+    pimkl_download,
 
 
 rule pimkl_generate:
@@ -13,11 +19,11 @@ rule pimkl_generate:
         network=f"{PK_RAW}/network.tsv",
         gene_sets=f"{PK_RAW}/gene_sets.gmt",
         params=f"{PK_RAW}/truth/params.json",
-        cohorts=[p for c in PK_COHORT_SPECS for p in pk_cohort_files(c)] if PK_SYNTH else [],
-    params:
-        generator=canonical(PK_SRC.get("generator", {})),
-        seed=SEED,
-        outdir=lambda wc, output: os.path.dirname(output.network),
+        cohorts=(
+            [p for c in PK_COHORT_SPECS for p in pk_cohort_files(c)]
+            if PK_SYNTH
+            else []
+        ),
     log:
         f"{PK_DIR}/logs/generate.log",
     benchmark:
@@ -26,8 +32,12 @@ rule pimkl_generate:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=30,
+    params:
+        generator=canonical(PK_SRC.get("generator", {})),
+        seed=SEED,
+        outdir=lambda wc, output: os.path.dirname(output.network),
     script:
         "../scripts/pimkl_generate.py"
 
@@ -37,20 +47,20 @@ rule pimkl_download:
     with network: checksummed (sha256) download named by its config field."""
     output:
         f"resources/pimkl/download/{PK_NAME}/{{field}}",
-    wildcard_constraints:
-        field="[A-Za-z0-9_.]+",
-    params:
-        spec=lambda wc: canonical(PK_DOWNLOADS[wc.field]),
     log:
         f"{PK_DIR}/logs/download_{{field}}.log",
     benchmark:
         f"{PK_DIR}/benchmarks/download_{{field}}.tsv"
+    wildcard_constraints:
+        field="[A-Za-z0-9_.]+",
     conda:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=mem_per_attempt(1000),
         runtime=120,
+    params:
+        spec=lambda wc: canonical(PK_DOWNLOADS[wc.field]),
     script:
         "../scripts/drug_screen_download.py"
 
@@ -62,8 +72,6 @@ rule pimkl_network:
     output:
         edges=f"{PK_DIR}/network/edges.tsv",
         counts=f"{PK_DIR}/network/counts.json",
-    params:
-        network=canonical({k: v for k, v in PK_NETWORK.items() if k != "path"}),
     log:
         f"{PK_DIR}/logs/network.log",
     benchmark:
@@ -72,8 +80,10 @@ rule pimkl_network:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=20,
+    params:
+        network=canonical({k: v for k, v in PK_NETWORK.items() if k != "path"}),
     script:
         "../scripts/pimkl_network.py"
 
@@ -85,22 +95,22 @@ rule pimkl_gene_sets:
         pk_gmt,
     output:
         f"{PK_DIR}/gene_sets/{{collection}}.gmt",
-    wildcard_constraints:
-        collection="[A-Za-z0-9_]+",
-    params:
-        random=lambda wc: wc.collection.startswith("random_"),
-        size_range=PK["controls"]["random_size"],
-        seed=SEED,
     log:
         f"{PK_DIR}/logs/gene_sets_{{collection}}.log",
     benchmark:
         f"{PK_DIR}/benchmarks/gene_sets_{{collection}}.tsv"
+    wildcard_constraints:
+        collection="[A-Za-z0-9_]+",
     conda:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=mem_per_attempt(1000),
         runtime=10,
+    params:
+        random=lambda wc: wc.collection.startswith("random_"),
+        size_range=PK["controls"]["random_size"],
+        seed=SEED,
     script:
         "../scripts/pimkl_gene_sets.py"
 
@@ -117,24 +127,24 @@ rule pimkl_s1:
         aucs=f"{PK_DIR}/s1/{{collection}}/{{cohort}}/aucs.tsv",
         weights=f"{PK_DIR}/s1/{{collection}}/{{cohort}}/weights.tsv",
         pathways=f"{PK_DIR}/s1/{{collection}}/{{cohort}}/pathways.tsv",
+    log:
+        f"{PK_DIR}/logs/s1_{{collection}}_{{cohort}}.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/s1_{{collection}}_{{cohort}}.tsv"
     wildcard_constraints:
         collection="[A-Za-z0-9_]+",
         cohort="[A-Za-z0-9_]+",
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=mem_per_attempt(4000),
+        runtime=120,
     params:
         cfg=PK_S1_PARAMS,
         spec=lambda wc: canonical(PK_COHORT_SPECS[wc.cohort]),
         baselines=lambda wc: wc.collection == PK_PRIMARY,
         seed=SEED,
-    log:
-        f"{PK_DIR}/logs/s1_{{collection}}_{{cohort}}.log",
-    benchmark:
-        f"{PK_DIR}/benchmarks/s1_{{collection}}_{{cohort}}.tsv"
-    conda:
-        ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=120,
     script:
         "../scripts/pimkl_s1.py"
 
@@ -152,11 +162,6 @@ rule pimkl_s2:
         aucs=f"{PK_DIR}/s2/aucs.tsv",
         weights=f"{PK_DIR}/s2/weights.tsv",
         transferred=f"{PK_DIR}/s2/transferred.tsv",
-    params:
-        cfg=PK_S2_PARAMS,
-        spec=canonical(PK_COHORT_SPECS[PK_LARGE]) if PK_LARGE else {},
-        cohort=PK_LARGE or "",
-        seed=SEED,
     log:
         f"{PK_DIR}/logs/s2.log",
     benchmark:
@@ -165,8 +170,13 @@ rule pimkl_s2:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=8000,
+        mem_mb=mem_per_attempt(8000),
         runtime=120,
+    params:
+        cfg=PK_S2_PARAMS,
+        spec=canonical(PK_COHORT_SPECS[PK_LARGE]) if PK_LARGE else {},
+        cohort=PK_LARGE or "",
+        seed=SEED,
     script:
         "../scripts/pimkl_s2.py"
 
@@ -180,22 +190,22 @@ rule pimkl_sensitivity_run:
         cohort=lambda wc: pk_cohort_files(wc.cohort),
     output:
         f"{PK_DIR}/sensitivity/{{cohort}}.tsv",
-    wildcard_constraints:
-        cohort="[A-Za-z0-9_]+",
-    params:
-        cfg=PK_SENS_PARAMS,
-        spec=lambda wc: canonical(PK_COHORT_SPECS[wc.cohort]),
-        seed=SEED,
     log:
         f"{PK_DIR}/logs/sensitivity_{{cohort}}.log",
     benchmark:
         f"{PK_DIR}/benchmarks/sensitivity_{{cohort}}.tsv"
+    wildcard_constraints:
+        cohort="[A-Za-z0-9_]+",
     conda:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=mem_per_attempt(4000),
         runtime=120,
+    params:
+        cfg=PK_SENS_PARAMS,
+        spec=lambda wc: canonical(PK_COHORT_SPECS[wc.cohort]),
+        seed=SEED,
     script:
         "../scripts/pimkl_sensitivity.py"
 
@@ -205,7 +215,12 @@ rule pimkl_figure:
     input:
         pk_figure_inputs,
     output:
-        table=f"{PK_DIR}/tables/{{fig}}.tsv",
+        table=report(
+            f"{PK_DIR}/tables/{{fig}}.tsv",
+            caption=TABLE_CAPTION,
+            category=PAPER_PIMKL,
+            subcategory=PK_NAME,
+        ),
         pdf=f"results/{PK_STUDY}/figures/{{fig}}.pdf",
         png=report(
             f"results/{PK_STUDY}/figures/{{fig}}.png",
@@ -213,23 +228,23 @@ rule pimkl_figure:
             category=PAPER_PIMKL,
             subcategory=PK_NAME,
         ),
+    log:
+        f"{PK_DIR}/logs/figure_{{fig}}.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/figure_{{fig}}.tsv"
     wildcard_constraints:
         fig="fig3a|fig3b|fig4|fig5|fig6|figS1|figS2|figS4|sensitivity",
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=mem_per_attempt(2000),
+        runtime=10,
     params:
         significance=canonical(PK["significance"]),
         collections=PK_COLLECTIONS,
         dataset=PK_NAME,
         large=PK_LARGE or "",
-    log:
-        f"{PK_DIR}/logs/figure_{{fig}}.log",
-    benchmark:
-        f"{PK_DIR}/benchmarks/figure_{{fig}}.tsv"
-    conda:
-        ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
     script:
         "../scripts/pimkl_figure.py"
 

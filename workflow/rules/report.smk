@@ -23,7 +23,7 @@ REPORT_CATEGORY = "0. Paper vs reproduction"
 # not listed here gives verdict "not run" for its entries.
 REPORT_STUDIES = {
     "theory": THEORY_TARGETS,
-    "diffusion": DKL_TARGETS,
+    "diffusion": DIFFUSION_TARGETS,
     "drug_screen": DS_TARGETS,
     "depmap": DM_TARGETS,
     "pimkl": PK_TARGETS,
@@ -35,31 +35,66 @@ REPORT_STUDIES = {
 # Placeholders of paper_values.yaml table paths: name -> {value: paper data?};
 # an empty dict means this config has none (entries using it: "not run").
 REPORT_PLACEHOLDERS = {
-    "dkl_ligand": {ds: _is_paper_data("diffusion", ds, dkl_source(ds), REPORT_PAPER_DATA) for ds in DKL_DATASETS
-                   if dkl_source(ds)["paper_dataset"] == "ligand"},
-    "dkl_vonmering": {ds: _is_paper_data("diffusion", ds, dkl_source(ds), REPORT_PAPER_DATA) for ds in DKL_DATASETS
-                      if dkl_source(ds)["paper_dataset"] == "vonmering"},
-    "ds_dataset": {DS_NAME: _is_paper_data("drug_screen", DS_NAME, DS_SRC, REPORT_PAPER_DATA)},
-    "ds_featurization": {DS["featurization"]: DS["featurization"] == "morgan"},  # the paper's Fig. 4: Morgan
-    "dm_dataset": {DM_NAME: _is_paper_data("depmap", DM_NAME, DM_SRC, REPORT_PAPER_DATA)},
-    "dm_featurization": {f: f == "mol2vec" for f in DM["featurizations"]},  # the paper's S9: Mol2Vec
-    "dm_mol2vec": ({"mol2vec": True} if {"mol2vec", "morgan"} <= set(DM["featurizations"]) else {}),
-    "pk_dataset": {PK_NAME: _is_paper_data("pimkl", PK_NAME, PK_SRC, REPORT_PAPER_DATA)},
-    "pk_hallmark": ({PK_PRIMARY: True} if not PK_SYNTH and "hallmark" in PK_PRIMARY.lower() else {}),
+    "dkl_ligand": {
+        ds: _is_paper_data("diffusion", ds, diffusion_source(ds), REPORT_PAPER_DATA)
+        for ds in diffusion_protocol_datasets("ligand")
+    },
+    "dkl_vonmering": {
+        ds: _is_paper_data("diffusion", ds, diffusion_source(ds), REPORT_PAPER_DATA)
+        for ds in diffusion_protocol_datasets("vonmering")
+    },
+    "ds_dataset": {
+        DS_NAME: _is_paper_data("drug_screen", DS_NAME, DS_SRC, REPORT_PAPER_DATA)
+    },
+    "ds_featurization": {
+        DS["featurization"]: DS["featurization"] == "morgan"
+    },  # the paper's Fig. 4: Morgan
+    "dm_dataset": {
+        DM_NAME: _is_paper_data("depmap", DM_NAME, DM_SRC, REPORT_PAPER_DATA)
+    },
+    "dm_featurization": {
+        f: f == "mol2vec" for f in DM["featurizations"]
+    },  # the paper's S9: Mol2Vec
+    "dm_mol2vec": (
+        {"mol2vec": True} if {"mol2vec", "morgan"} <= set(DM["featurizations"]) else {}
+    ),
+    "pk_dataset": {
+        PK_NAME: _is_paper_data("pimkl", PK_NAME, PK_SRC, REPORT_PAPER_DATA)
+    },
+    "pk_hallmark": (
+        {PK_PRIMARY: True} if not PK_SYNTH and "hallmark" in PK_PRIMARY.lower() else {}
+    ),
     "pk_large": ({PK_LARGE: not PK_SYNTH} if PK_LARGE and PK_TRANSFER_COHORTS else {}),
-    "mkl_dataset": {"digits": False},   # digits are not CIFAR-10-C
-    "mmdt_task": {"digits": False, MM_COHORT_STUDY.split("/")[-1]: False},  # not the paper's image data
-    # <<<
+    "mkl_dataset": {"digits": False},  # digits are not CIFAR-10-C
+    "mmdt_task": {
+        "digits": False,
+        MM_COHORT_STUDY.split("/")[-1]: False,
+    },  # not the paper's image data
 }
 # Data sets that carry a labelled deviation from the paper's protocol: their
 # rows say so (diffusion: the Laplacian, the beta grid, the kernel-scale choice).
-REPORT_DEVIATIONS = {ds: dkl_source(ds)["deviation"] for ds in DKL_DATASETS if dkl_source(ds).get("deviation")}
-REPORT_CONTEXT = {"studies": sorted(REPORT_STUDIES), "placeholders": canonical(REPORT_PLACEHOLDERS),
-                  "deviations": canonical(REPORT_DEVIATIONS)}
-REPORT_TABLES = [f"results/{t}" for t in _required_tables(
-    _load_paper_values(REPORT_PAPER_VALUES, REPORT_SCHEMA),
-    _ReportContext.from_mapping(REPORT_CONTEXT))]
-REPORT_TARGETS = ["results/reproduction.tsv", "results/report/reproduction.html", "results/report/run_info.html"]
+REPORT_DEVIATIONS = {
+    ds: diffusion_source(ds)["deviation"]
+    for ds in DIFFUSION_DATASETS
+    if diffusion_source(ds).get("deviation")
+}
+REPORT_CONTEXT = {
+    "studies": sorted(REPORT_STUDIES),
+    "placeholders": canonical(REPORT_PLACEHOLDERS),
+    "deviations": canonical(REPORT_DEVIATIONS),
+}
+REPORT_TABLES = [
+    f"results/{t}"
+    for t in _required_tables(
+        _load_paper_values(REPORT_PAPER_VALUES, REPORT_SCHEMA),
+        _ReportContext.from_mapping(REPORT_CONTEXT),
+    )
+]
+REPORT_TARGETS = [
+    "results/reproduction.tsv",
+    "results/report/reproduction.html",
+    "results/report/run_info.html",
+]
 
 
 rule reproduction_table:
@@ -78,8 +113,6 @@ rule reproduction_table:
             category=REPORT_CATEGORY,
             subcategory="Reproduction table",
         ),
-    params:
-        context=REPORT_CONTEXT,
     log:
         "results/report/logs/reproduction_table.log",
     benchmark:
@@ -88,8 +121,10 @@ rule reproduction_table:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=mem_per_attempt(1000),
         runtime=10,
+    params:
+        context=REPORT_CONTEXT,
     script:
         "../scripts/report_table.py"
 
@@ -106,13 +141,6 @@ rule report_run_info:
             subcategory="Configuration and versions",
         ),
         yaml="results/report/config.yaml",
-    params:
-        config=canonical(config),
-        packages=["numpy", "scipy", "pandas", "matplotlib", "scikit-learn", "networkx", "h5py", "pyyaml", "torch",
-                  "threadpoolctl", "cvxpy", "clarabel", "rdkit", "datamol", "gensim", "statsmodels", "snakemake",
-                  "jsonschema"],
-        workdir=lambda wc: os.getcwd(),
-        basedir=workflow.basedir,
     log:
         "results/report/logs/run_info.log",
     benchmark:
@@ -121,8 +149,32 @@ rule report_run_info:
         ENV_TORCH  # it reports torch's CUDA availability
     threads: 1
     resources:
-        mem_mb=500,
+        mem_mb=mem_per_attempt(500),
         runtime=5,
+    params:
+        config=canonical(config),
+        packages=[
+            "numpy",
+            "scipy",
+            "pandas",
+            "matplotlib",
+            "scikit-learn",
+            "networkx",
+            "h5py",
+            "pyyaml",
+            "torch",
+            "threadpoolctl",
+            "cvxpy",
+            "clarabel",
+            "rdkit",
+            "datamol",
+            "gensim",
+            "statsmodels",
+            "snakemake",
+            "jsonschema",
+        ],
+        workdir=lambda wc: os.getcwd(),
+        basedir=workflow.basedir,
     script:
         "../scripts/report_run_info.py"
 

@@ -2,29 +2,43 @@
 # "Transfer learning with kernel methods", Definition 4, Theorems 1-2,
 # Corollary 1): closed-form risks against Monte-Carlo simulation.
 
-THEORY_IDS = ["projection_vs_nt", "projection_vs_cs", "translation_vs_ns", "translation_vs_angle",
-              "theory_vs_simulation_grid"]
-THEORY_TARGETS = [f for i in THEORY_IDS for f in [f"results/theory/tables/{i}.tsv", *figure("theory", i)]]
+THEORY_IDS = [
+    "projection_vs_nt",
+    "projection_vs_cs",
+    "translation_vs_ns",
+    "translation_vs_angle",
+    "theory_vs_simulation_grid",
+]
+THEORY_TARGETS = [
+    f
+    for i in THEORY_IDS
+    for f in [f"results/theory/tables/{i}.tsv", *figure("theory", i)]
+]
 
 
 rule theory_table:
     output:
-        "results/theory/tables/{tid}.tsv",
-    wildcard_constraints:
-        tid="|".join(THEORY_IDS),
-    params:
-        kwargs=lambda wc: config["theory"][wc.tid],
-        seed=SEED,
+        report(
+            "results/theory/tables/{tid}.tsv",
+            caption=TABLE_CAPTION,
+            category=PAPER_TRANSFER,
+            subcategory="Theory (linear setting)",
+        ),
     log:
         "results/theory/logs/table_{tid}.log",
     benchmark:
         "results/theory/benchmarks/table_{tid}.tsv"
+    wildcard_constraints:
+        tid="|".join(THEORY_IDS),
     conda:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=mem_per_attempt(2000),
         runtime=10,
+    params:
+        kwargs=lambda wc: config["theory"][wc.tid],
+        seed=SEED,
     script:
         "../scripts/theory_table.py"
 
@@ -40,17 +54,17 @@ rule theory_plot:
             category=PAPER_TRANSFER,
             subcategory="Theory (linear setting)",
         ),
-    wildcard_constraints:
-        tid="|".join(THEORY_IDS),
     log:
         "results/theory/logs/plot_{tid}.log",
     benchmark:
         "results/theory/benchmarks/plot_{tid}.tsv"
+    wildcard_constraints:
+        tid="|".join(THEORY_IDS),
     conda:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=mem_per_attempt(1000),
         runtime=10,
     script:
         "../scripts/theory_plot.py"

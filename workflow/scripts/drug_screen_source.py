@@ -1,5 +1,6 @@
 """Snakemake entry (GPU-tagged): NTK source model, ridge chosen on a random
-source subset, predictions for every target pair."""
+source subset (biokernels.solvers.ridge.select_ridge_holdout), predictions
+for every target pair."""
 
 import json
 import time
@@ -8,10 +9,11 @@ import numpy as np
 import pandas as pd
 
 from biokernels.device import log_device
-from biokernels.studies.drug_screen.protocol import SourceModel, holdout, load_screen, select_ridge
+from biokernels.studies.drug_screen.protocol import SourceModel, load_screen
 from biokernels.io.gctx import GCT, write_gctx
 from biokernels.logs import rule_logger
 from biokernels.metrics import mean_r2
+from biokernels.solvers.ridge import select_ridge_holdout
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
@@ -29,18 +31,16 @@ def model(lam):
     return SourceModel(lam, kernel_params=cfg["kernel"], device=device, solver=cfg["solver"])
 
 
-rs = cfg["source_ridge"]
-tr, va = holdout(len(src), rs["subset"], smk.params.seed)
-
-
-def score(lam):
+def score(lam, tr, va):
+    """Validation mean R² of the source model fitted on the holdout's training pairs."""
     r2 = mean_r2(model(lam).fit(data, src[tr]).predict(data, src[va]), data.Y[src[va]])
     log.info("ridge lam=%g: validation mean R2 %.4f (%d train, %d validation pairs)", lam, r2, len(tr), len(va))
     return r2
 
 
-lam, grid = select_ridge(score, rs["grid"])
-grid["chosen"] = grid["lam"] == lam
+rs = cfg["source_ridge"]
+lam, grid = select_ridge_holdout(score, len(src), rs["grid"], subset=rs["subset"], seed=smk.params.seed,
+                                 name="drug_screen.source_ridge")
 grid.to_csv(smk.output.ridge, sep="\t", index=False)
 t0 = time.perf_counter()
 m = model(lam).fit(data, src)

@@ -1,15 +1,17 @@
 """Snakemake entry (GPU-tagged): ridge of each target model on a random
-subset of one target cell line."""
+subset of one target cell line (biokernels.solvers.ridge.select_ridge_holdout;
+the same split for every model)."""
 
 import numpy as np
 import pandas as pd
 
 from biokernels.device import log_device
-from biokernels.studies.drug_screen.protocol import (KERNEL_MODELS, fit_predict_target, holdout, load_target_inputs,
-                                    select_ridge, source_mean, transfer_features)
+from biokernels.studies.drug_screen.protocol import (KERNEL_MODELS, fit_predict_target, load_target_inputs,
+                                                     source_mean, transfer_features)
 from biokernels.errors import InputError
 from biokernels.logs import rule_logger
 from biokernels.metrics import mean_r2
+from biokernels.solvers.ridge import select_ridge_holdout
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
@@ -22,22 +24,23 @@ cell = tr_cfg.get("cell") or targets[0]
 if cell not in targets:
     raise InputError(f"drug_screen.target_ridge.cell: {cell!r} is not a target cell line ({targets})")
 sel = np.flatnonzero(data.folds["cell_id"].to_numpy() == cell)
-tr, va = holdout(len(sel), tr_cfg["subset"], smk.params.seed)
 mu = source_mean(data)
 fs = f_s.loc[data.folds.index[sel]].to_numpy()
 feats = transfer_features(data, sel, fs, mu)
 Y = data.Y[sel]
 tables = []
 for model in KERNEL_MODELS:
-    def score(lam, model=model):
+    def score(lam, tr, va, model=model):
         p = fit_predict_target(model, {k: v[tr] for k, v in feats.items()}, Y[tr], fs[tr],
                                {k: v[va] for k, v in feats.items()}, fs[va], lam, cfg["kernel"], device)
         return mean_r2(p, Y[va])
-    lam, grid = select_ridge(score, tr_cfg["grid"])
+    # the same seed gives every model the same holdout split
+    lam, grid = select_ridge_holdout(score, len(sel), tr_cfg["grid"], subset=tr_cfg["subset"], seed=smk.params.seed,
+                                     name="drug_screen.target_ridge")
     grid.insert(0, "model", model)
-    grid["chosen"] = grid["lam"] == lam
     tables.append(grid)
-    log.info("%s on %s (%d train, %d validation): lam=%g", model, cell, len(tr), len(va), lam)
+    n = min(len(sel), tr_cfg["subset"])
+    log.info("%s on %s (%d of %d pairs in the holdout): lam=%g", model, cell, n, len(sel), lam)
 out = pd.concat(tables, ignore_index=True)
 out.insert(0, "cell_id", cell)
 out.to_csv(smk.output[0], sep="\t", index=False)

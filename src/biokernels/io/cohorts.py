@@ -14,6 +14,13 @@ generic layout (the embedded default written by
 All return ``X`` (DataFrame, samples x genes, float64), ``y`` (Series of 0/1
 int64 indexed like ``X``) and a dict of counts; nothing is dropped silently.
 
+**Registry** (:data:`COHORT_READERS`): the config's cohort ``format`` ->
+the reader of that layout, called with the cohort entry's other keys as
+keyword arguments (:func:`load_tsv_cohort`, :func:`load_vdxs_cohort`,
+:func:`load_arff_cohort`). Adding a layout is a ``load_<format>_cohort``
+function with the same keyword-only ``collapse`` and ``name`` plus one
+registry line (and its keys in the config schema's ``pimkl_cohort``).
+
 **5-year label** (:func:`five_year_labels`), as in the paper's benchmark
 (Cun & Froehlich 2013; Table S1 "rfs <= 5 years" vs "> 5 years"): with the
 horizon ``H = 1826`` days (5 x 365.25, floored),
@@ -464,3 +471,115 @@ def read_cohort(expression_path: str | Path, labels_path: str | Path, nan_policy
     counts = {"samples": int(len(y)), "genes": int(X.shape[1]), "positive": int(y.sum()),
               "negative": int((y == 0).sum()), "samples_with_nan": n_nan}
     return X, y, counts
+
+
+# ---------------------------------------------------------------------------
+# the registry: a cohort entry of the config -> (X, y, counts)
+
+def load_tsv_cohort(expression_path: str | Path, labels_path: str | Path, cna_path: str | Path | None = None,
+                    *, collapse: str = "max_mean", name: str = "<cohort>"
+                    ) -> tuple[pd.DataFrame, pd.Series, dict]:
+    """Cohort format ``tsv``: :func:`read_cohort` plus an optional CNA table.
+
+    Parameters
+    ----------
+    expression_path, labels_path : path
+        Samples x genes TSV and ``sample_id, label`` TSV.
+    cna_path : path, optional
+        Samples x genes copy-number TSV (:func:`read_expression_tsv`), every
+        sample of the expression file present.
+    collapse : str
+        Ignored (the genes are given; the registry's common argument).
+    name : str
+        Cohort name, for messages.
+
+    Returns
+    -------
+    X, y, counts
+        As :func:`read_cohort`; ``counts["has_probes"] = False`` and, with
+        ``cna_path``, ``counts["cna"]``: DataFrame (n_samples, n_cna_genes)
+        with ``X``'s rows.
+
+    Raises
+    ------
+    InputError
+        What :func:`read_cohort` raises, and expression samples without a CNA
+        row (cohort, file and a few samples named).
+    """
+    X, y, counts = read_cohort(expression_path, labels_path)
+    counts["has_probes"] = False
+    if cna_path:
+        cna, _ = read_expression_tsv(cna_path)
+        missing = X.index.difference(cna.index)
+        if len(missing):
+            raise InputError(f"{cna_path}: cohort {name!r}: {len(missing)} sample(s) of the "
+                             f"expression file have no CNA row (e.g. {list(missing[:3])})")
+        counts["cna"] = cna.loc[X.index]
+    return X, y, counts
+
+
+def load_vdxs_cohort(expression_path: str | Path, annotation_path: str | Path, clinical_path: str | Path,
+                     series: str | list[str] | None = "VDX", endpoint: str = "rfs",
+                     *, collapse: str = "max_mean", name: str = "<cohort>"
+                     ) -> tuple[pd.DataFrame, pd.Series, dict]:
+    """Cohort format ``vdxs``: :func:`read_vdxs_cohort` (genefu vdxs files;
+    ``series`` ``"VDX"`` = GSE2034 by default, ``endpoint`` ``"rfs"``), probes
+    collapsed with ``collapse``; ``counts["has_probes"] = True``. ``name`` is
+    unused (the files are named in messages). Raises what the reader raises."""
+    X, y, counts = read_vdxs_cohort(expression_path, annotation_path, clinical_path, series=series,
+                                    endpoint=endpoint, collapse=collapse)
+    counts["has_probes"] = True
+    return X, y, counts
+
+
+def load_arff_cohort(arff_path: str | Path, annotation_path: str | Path | None = None,
+                     *, collapse: str = "max_mean", name: str = "<cohort>"
+                     ) -> tuple[pd.DataFrame, pd.Series, dict]:
+    """Cohort format ``arff``: scikit-survival's GSE7390 ARFF (:func:`read_arff_cohort`).
+
+    Parameters
+    ----------
+    arff_path : path
+    annotation_path : path, optional
+        TSV with columns ``probe`` and ``HUGO.gene.symbol`` (e.g. vdxs'
+        annotation); the probes are collapsed to genes with ``collapse``.
+        Without it the probes stay the columns.
+    collapse : {"max_mean", "mean"}
+    name : str
+        Unused (the files are named in messages).
+
+    Returns
+    -------
+    X, y, counts
+        As :func:`read_arff_cohort`; ``counts["has_probes"]`` True when the
+        probes were collapsed.
+
+    Raises
+    ------
+    InputError
+        The annotation lacks a column, or what :func:`read_arff_cohort` raises.
+    """
+    mapping = None
+    if annotation_path:
+        ann = pd.read_csv(annotation_path, sep="\t", dtype=str)
+        missing = [c for c in ("probe", "HUGO.gene.symbol") if c not in ann.columns]
+        if missing:
+            raise InputError(f"{annotation_path}: missing column(s) {missing}; found {list(ann.columns)}")
+        mapping = ann.set_index("probe")["HUGO.gene.symbol"].dropna()
+    X, y, counts = read_arff_cohort(arff_path, probe_to_gene=mapping, collapse=collapse)
+    counts["has_probes"] = mapping is not None
+    return X, y, counts
+
+
+#: Cohort layouts by the config's ``format`` (the schema's ``pimkl_cohort``
+#: enum lists exactly these keys, tests/unit/test_registries.py). Each reader
+#: takes the cohort entry's other keys as keyword arguments, plus keyword-only
+#: ``collapse`` (the probe collapse of microarray layouts) and ``name`` (for
+#: messages), and returns ``X`` (DataFrame samples x genes, float64), ``y``
+#: (Series int64 0/1 aligned with ``X``) and ``counts`` (a dict with
+#: ``has_probes``: bool, and ``cna`` when the layout has copy numbers).
+COHORT_READERS = {
+    "tsv": load_tsv_cohort,      # samples x genes TSV + labels TSV (the generated default)
+    "vdxs": load_vdxs_cohort,    # genefu vdxs (GSE2034 / GSE5327)
+    "arff": load_arff_cohort,    # scikit-survival GSE7390 ARFF
+}

@@ -1,4 +1,11 @@
-"""Multi-label protein-function tables (one task per function)."""
+"""Multi-label protein-function tables (one task per function).
+
+**Registry** (:data:`LABEL_READERS`): a label ``format`` of the config (a
+diffusion source's ``label_format``) -> its reader, called with the format's
+settings as keyword arguments (named as the config keys) and returning a 0/1
+DataFrame (proteins x functions). Adding a format is a reader of that shape
+plus one registry line (and the format and its keys in the config schema).
+"""
 
 from __future__ import annotations
 
@@ -69,6 +76,24 @@ def read_mips_funcat(genes_path: str | Path, terms_path: str | Path,
     Y = np.zeros((len(genes), len(terms)), dtype=int)
     Y[idx[0].to_numpy(int) - 1, idx[1].to_numpy(int) - 1] = 1
     return pd.DataFrame(Y, index=pd.Index(genes, name="protein"), columns=terms)
+
+
+def load_mips_funcat(mips_genes_path: str | Path, mips_terms_path: str | Path,
+                     mips_adjacency_path: str | Path) -> pd.DataFrame:
+    """Label format ``mips_funcat``: :func:`read_mips_funcat` with a data
+    set's config keys as argument names (genes, terms and gene-term pairs of
+    the Mashup layout). Returns and raises as :func:`read_mips_funcat`."""
+    return read_mips_funcat(mips_genes_path, mips_terms_path, mips_adjacency_path)
+
+
+#: Label formats by the config's name (the schema's enum of a diffusion
+#: source's ``label_format`` lists exactly these keys,
+#: tests/unit/test_registries.py). Each reader takes the format's settings as
+#: keyword arguments and returns a DataFrame of 0/1, shape (n_proteins,
+#: n_functions), index the protein identifiers, columns the functions.
+LABEL_READERS = {
+    "mips_funcat": load_mips_funcat,   # MIPS FunCat, Mashup benchmark files (Cho, Berger & Peng 2016)
+}
 
 
 def select_tasks(labels: pd.DataFrame, proteins: list[str], min_annotated: int

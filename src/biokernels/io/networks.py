@@ -9,6 +9,13 @@ Every cleaning step is counted and returned, never silent:
   weight;
 * negative, missing or non-numeric weights are errors naming the file and
   the row.
+
+**Registry** (:data:`NETWORK_READERS`): a network ``format`` of the config
+-> its reader, called as ``reader(path, **settings)`` with the format's
+settings (keyword parameters named as in the config) and returning the
+cleaned edge table and its counts. Adding a format is a reader of that shape
+plus one registry line (and the format and its settings in the config
+schema).
 """
 
 from __future__ import annotations
@@ -22,7 +29,6 @@ import pandas as pd
 import scipy.sparse as sp
 
 from biokernels.errors import InputError
-
 
 
 def read_edge_list(path: str | Path, source_col: str = "protein_a", target_col: str = "protein_b",
@@ -268,3 +274,64 @@ def ligand_style_network(gem: pd.DataFrame, currency: list[str], origin: str = "
     counts.update(metabolites_used=len(by_metabolite),
                   genes=len(set(edges["protein_a"]) | set(edges["protein_b"])), edges=len(edges))
     return edges, dict(counts)
+
+
+def read_gem_network(path: str | Path, currency_metabolites: list[str], formula_col: str = "Formula",
+                     rule_col: str = "Gene-reaction association") -> tuple[pd.DataFrame, dict[str, int]]:
+    """Network format ``gem``: a LIGAND-style enzyme network
+    (:func:`ligand_style_network`) from a metabolic model's reaction table.
+
+    Parameters
+    ----------
+    path : path
+        Tab-separated reaction table with a header (gzip allowed), e.g.
+        yeast-GEM's ``model/yeast-GEM.txt``.
+    currency_metabolites : list of str
+        Metabolites (without compartment) that link no enzymes.
+    formula_col, rule_col : str
+        Columns of the reaction equation and of the gene-reaction rule.
+
+    Returns
+    -------
+    edges, counts : as :func:`ligand_style_network` (weights 1).
+
+    Raises
+    ------
+    InputError
+        Missing/empty/unparsable file (:func:`read_table`), or what
+        :func:`ligand_style_network` raises (the file is named).
+    """
+    return ligand_style_network(read_table(path), list(currency_metabolites), str(path), formula_col, rule_col)
+
+
+def read_sif_network(path: str | Path, interaction_types: list[str] | None = None
+                     ) -> tuple[pd.DataFrame, dict[str, int]]:
+    """Network format ``sif``: :func:`biokernels.io.pathways.read_sif` (a
+    Pathway Commons SIF; ``interaction_types`` keeps those types only)."""
+    from biokernels.io.pathways import read_sif  # pathways imports this module
+
+    return read_sif(path, interaction_types=interaction_types)
+
+
+def read_string_links(path: str | Path, score_threshold: float | None = 0.0
+                      ) -> tuple[pd.DataFrame, dict[str, int]]:
+    """Network format ``string``: :func:`biokernels.io.pathways.read_string_network`
+    (the ``human_string_v12`` layout), keeping edges with a combined score
+    >= ``score_threshold`` on STRING's 0-1000 scale (0 or None: all)."""
+    from biokernels.io.pathways import read_string_network  # pathways imports this module
+
+    return read_string_network(path, score_threshold=float(score_threshold or 0))
+
+
+#: Network formats by the config's name (the schema's enum of a PIMKL
+#: source's ``network.format`` lists exactly these keys; the diffusion
+#: study's ``edgelist`` and ``gem`` sources use ``edges`` and ``gem``;
+#: tests/unit/test_registries.py). Each is called as ``reader(path,
+#: **settings)`` and returns ``edges`` (DataFrame ``protein_a < protein_b``,
+#: ``weight`` float64, one row per unordered pair) and ``counts`` (dict).
+NETWORK_READERS = {
+    "edges": read_edge_list,      # TSV edge list; settings source_col, target_col, weight_col
+    "gem": read_gem_network,      # LIGAND-style, from a metabolic model; currency_metabolites
+    "sif": read_sif_network,      # Pathway Commons SIF; interaction_types
+    "string": read_string_links,  # STRING edge table; score_threshold
+}

@@ -149,6 +149,12 @@ def diffusion_betas(p: int = 60, step: float = 0.1) -> np.ndarray:
     i = 1, ..., 60". Negative beta with ``L = diag(Ae) - A`` (Eq. 3) is the
     usual diffusion ``exp(-|beta| L)``.
 
+    The one builder of the grid: the diffusion study
+    (:mod:`biokernels.studies.diffusion.protocol`) calls it for every grid it
+    uses (the split's, the sensitivity sweeps', SM1's), and the workflow's
+    scripts pass ``n_kernels`` and the step to the study instead of building
+    a grid.
+
     Parameters
     ----------
     p : int

@@ -1,19 +1,26 @@
-"""Kernel ridge regression, exact solve in torch (CPU or CUDA).
+"""Kernel ridge regression with a named classic kernel (the demo study), in torch (CPU or CUDA).
 
-Solves ``(K + lam I) alpha = y`` by a Cholesky factorization and predicts
-``f(x) = k(x, X) alpha`` (the paper's source/target models are this
-estimator; Radhakrishnan et al., Methods, Eq. 1-2).
+Solves ``(K + lam I) alpha = y`` through the project's one kernel ridge solve
+(:func:`biokernels.solvers.ridge.solve_ridge`, exact, unblocked LAPACK
+Cholesky) and predicts ``f(x) = k(x, X) alpha``
+(:func:`biokernels.solvers.ridge.predict_ridge`; the paper's source/target
+models are this estimator; Radhakrishnan et al., Methods, Eq. 1-2).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from biokernels.device import resolve_device
 from biokernels.kernels.classic import as_tensor, gaussian_kernel, laplace_kernel, linear_kernel
+from biokernels.solvers.ridge import check_lam, predict_ridge, solve_ridge
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 KERNELS: dict[str, Callable[..., torch.Tensor]] = {
     "laplace": laplace_kernel,
@@ -30,8 +37,8 @@ class KernelRidge:
     kernel : {"laplace", "gaussian", "linear"}
         A kernel of :mod:`biokernels.kernels.classic`.
     lam : float
-        Ridge ``lam >= 0`` added to the kernel's diagonal (scikit-learn's
-        ``alpha``). ``lam = 0`` is the interpolating solution and needs a
+        Absolute ridge ``lam >= 0`` added to the kernel's diagonal
+        (scikit-learn's ``alpha``). ``lam = 0`` is the interpolating solution and needs a
         positive-definite kernel matrix.
     kernel_params : dict, optional
         Keyword arguments of the kernel (``bandwidth`` for Laplace, ``gamma``
@@ -43,6 +50,7 @@ class KernelRidge:
     ----------
     X_fit_ : torch.Tensor, shape (n, p)
     dual_coef_ : torch.Tensor, shape (n, c)
+    solve_info_ : dict, the ``info`` of :func:`biokernels.solvers.ridge.solve_ridge`
     device_ : torch.device
 
     Source: standard kernel ridge regression; agrees with
@@ -76,26 +84,21 @@ class KernelRidge:
         Raises
         ------
         ValueError
-            If ``lam < 0``, the sample counts of X and y differ, or the
-            regularized kernel matrix is not positive definite.
+            If ``lam < 0`` or not finite, the sample counts of X and y
+            differ, or (:class:`~biokernels.solvers.ridge.NotPositiveDefiniteError`)
+            the regularized kernel matrix is not positive definite.
         """
-        if self.lam < 0:
-            raise ValueError(f"lam must be >= 0, got {self.lam}")
+        check_lam(self.lam)
         self.device_ = resolve_device(self.device)
         X = as_tensor(X, self.device_)
         Y = as_tensor(y, self.device_)
         if X.shape[0] != Y.shape[0]:
             raise ValueError(f"X has {X.shape[0]} samples but y has {Y.shape[0]}")
         self._y_was_1d = np.ndim(y) == 1
-        K = self._k(X, X)
-        K.diagonal().add_(self.lam)
-        L, info = torch.linalg.cholesky_ex(K)
-        if int(info) != 0:
-            raise ValueError(
-                f"K + lam I is not positive definite (lam={self.lam}); increase lam"
-            )
+        # the Gram is a temporary: factor it in place, unblocked (one potrf + potrs)
+        self.dual_coef_, self.solve_info_ = solve_ridge(self._k(X, X), Y, self.lam, method="cholesky",
+                                                        overwrite=True, block_size=None)
         self.X_fit_ = X
-        self.dual_coef_ = torch.cholesky_solve(Y, L)
         return self
 
     def predict(self, X: np.ndarray) -> np.ndarray:
@@ -111,8 +114,7 @@ class KernelRidge:
         """
         if not hasattr(self, "dual_coef_"):
             raise ValueError("KernelRidge is not fitted; call fit(X, y) first")
-        P = self._k(as_tensor(X, self.device_), self.X_fit_) @ self.dual_coef_
-        P = P.cpu().numpy()
+        P = predict_ridge(self._k(as_tensor(X, self.device_), self.X_fit_), self.dual_coef_)
         return P[:, 0] if self._y_was_1d else P
 
 

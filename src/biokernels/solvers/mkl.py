@@ -22,12 +22,17 @@ learned by one of these methods or given (transfer).
 All inputs are checked by :mod:`biokernels.solvers.kernel_lists`: kernels of
 different shapes, a non-square training kernel, a non-PSD kernel
 (λ_min < -psd_tol · trace), NaN, a single class, or labels of the wrong length
-raise :class:`biokernels.io.networks.InputError` naming the kernel index.
+raise :class:`biokernels.errors.InputError` naming the kernel index.
+
+Registry: :data:`MKL_METHODS` maps a method's name (as in the config's
+``mkl_transfer.methods``) to its class; :func:`make_mkl` builds one from
+its settings. Adding a method is its class (same API) plus one line there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import scipy.optimize
@@ -41,7 +46,7 @@ from biokernels.solvers.kernel_lists import (check_binary_labels, check_kernel_l
                                              check_test_kernel_list, check_weights, kernel_sketch,
                                              combine_kernels)
 
-__all__ = ["CKA", "FHeuristic", "PWMK", "EasyMKL", "KOMD", "MKLClassifier",
+__all__ = ["CKA", "FHeuristic", "PWMK", "EasyMKL", "KOMD", "MKLClassifier", "MKL_METHODS", "make_mkl",
            "centered_alignment_terms", "cka_weights", "kernel_alignment"]
 
 
@@ -329,6 +334,64 @@ class PWMK(_WeightMKL):
         w = np.maximum(acc - float(self.delta) * acc.min(), 0.0)
         self.weights_ = w / w.sum() if w.sum() > 0 else np.full(len(Ks), 1.0 / len(Ks))
         return self
+
+
+#: The MKL methods by name: the values of ``mkl_transfer.methods`` (the
+#: config schema's enum lists exactly these keys, tests/unit/test_registries.py).
+#: Each value is an estimator class with the common API above (``fit(Ks, y)``,
+#: ``weights_``, ``combine``); its constructor's keyword arguments are the
+#: method's settings (:func:`make_mkl`).
+MKL_METHODS: dict[str, type] = {
+    "CKA": CKA,                  # Cortes, Mohri & Rostamizadeh 2012
+    "EasyMKL": EasyMKL,          # Aiolli & Donini 2015 (biokernels.solvers.easymkl)
+    "FHeuristic": FHeuristic,    # Qiu & Lane 2009
+    "PWMK": PWMK,                # Tanabe et al. 2008
+}
+
+
+def make_mkl(method: str, settings: Mapping | None = None, **fixed):
+    """An unfitted MKL method of :data:`MKL_METHODS`, built from its settings.
+
+    A method's settings are the entries ``<method lowercased>_<argument>`` of
+    ``settings`` (the config's flat ``mkl_transfer.learners``), passed as
+    ``<argument>`` to its class: ``easymkl_lam`` -> ``EasyMKL(lam=...)``,
+    ``pwmk_delta`` / ``pwmk_cv`` -> ``PWMK(delta=..., cv=...)``. Other
+    entries (e.g. the classifiers' ``svc_C``, ``komd_lam``) are not the
+    method's and are ignored; arguments not given keep the class defaults.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`MKL_METHODS`.
+    settings : mapping, optional
+        Flat settings, e.g. ``{"easymkl_lam": 0.1, "pwmk_cv": 3}``.
+    **fixed
+        Arguments set by the caller, not by config (e.g. ``psd_tol=None``
+        when the kernels were checked already); ``settings`` cannot set them.
+
+    Returns
+    -------
+    estimator
+        ``MKL_METHODS[method](**arguments)``, unfitted.
+
+    Raises
+    ------
+    InputError
+        Unknown ``method`` (the known ones are listed), or a setting that is
+        not an argument of the method's class or is one of ``fixed`` (the
+        ``learners`` entry and the accepted ones are named).
+    """
+    if method not in MKL_METHODS:
+        raise InputError(f"methods: unknown MKL method {method!r}; expected one of {list(MKL_METHODS)}")
+    cls = MKL_METHODS[method]
+    prefix = method.lower() + "_"
+    kwargs = {k[len(prefix):]: v for k, v in (settings or {}).items() if k.startswith(prefix)}
+    accepted = [p for p in inspect.signature(cls).parameters if p not in fixed]
+    bad = sorted(set(kwargs) - set(accepted))
+    if bad:
+        raise InputError(f"learners: {[prefix + b for b in bad]} set no argument of {method} "
+                         f"(its settings are {[prefix + a for a in accepted]})")
+    return cls(**kwargs, **fixed)
 
 
 class MKLClassifier(ClassifierMixin, BaseEstimator):

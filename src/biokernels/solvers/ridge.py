@@ -1,22 +1,38 @@
-"""Kernel ridge solves that fit a 54k x 54k float32 Gram in memory.
+"""The kernel ridge service: one solve, one holdout selection (issue #17).
 
-``(K + lam I) alpha = Y`` for a precomputed kernel matrix K (n, n) and many
-right-hand sides Y (n, c) (the drug screen's source model: n ~ 54k pairs,
-c = 978 genes; Radhakrishnan et al. 2023, Methods "Details for virtual drug
-screening"), in torch on the CPU or CUDA:
+Every kernel ridge regression of the project goes through this module:
+``(K + lam I) alpha = Y`` for a precomputed kernel matrix K (n, n) and one or
+many right-hand sides Y (n, c), optionally with an intercept, exact or
+iterative, in torch on the CPU or CUDA or (unblocked, numpy input) in SciPy.
+The largest case is the drug screen's source model (n ~ 54k pairs, c = 978
+genes; Radhakrishnan et al. 2023, Methods "Details for virtual drug
+screening"), which must fit a 54k x 54k float32 Gram in memory.
 
-* :func:`cholesky_inplace`: blocked right-looking Cholesky overwriting K's
-  lower triangle; extra memory O(n * block_size) (torch's, numpy's and
-  scikit-learn's solvers each keep a second n x n copy).
-* :func:`solve_ridge`: exact (Cholesky, in place with ``overwrite=True``) or
+``lam`` (or ``ridge``) is always the **absolute** λ added to the diagonal
+(scikit-learn's ``alpha``); a ridge relative to the kernel's mean diagonal is
+called ``ridge_rel`` (:func:`absolute_ridge`).
+
+* :func:`solve_ridge`: the one solve. Exact: blocked Cholesky in place
+  (:func:`cholesky_inplace`, ``overwrite=True``; extra memory
+  O(n * block_size) where torch's, numpy's and scikit-learn's solvers each
+  keep a second n x n copy) or, with ``block_size=None``, one LAPACK
+  ``potrf`` + ``potrs`` (torch's for a tensor, SciPy's for a numpy array:
+  :func:`~biokernels.solvers.ridge_core.solve_ridge_exact`). Iterative:
   preconditioned conjugate gradients (Nystrom or Jacobi preconditioner).
+  ``fit_intercept=True`` centres Y (:func:`center_targets`) and returns the
+  means as ``info["intercept"]``.
+* :func:`predict_ridge`: ``K_test @ alpha + intercept``.
+* :func:`select_ridge_holdout` (with :func:`holdout_split`): the one
+  holdout selection of λ on a grid.
 * :class:`NTKRidge`: kernel ridge with the NTK of
   :mod:`biokernels.kernels.ntk`, scikit-learn style.
+
+The torch-free parts live in :mod:`biokernels.solvers.ridge_core` (for the
+rules of the core environment) and are re-exported here.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from contextlib import contextmanager
 
@@ -25,6 +41,12 @@ import torch
 
 from biokernels.device import DEVICE_CHOICES, resolve_device
 from biokernels.kernels.ntk import B_STD, W_STD, _all_finite, ntk_relu
+from biokernels.solvers.ridge_core import (NotPositiveDefiniteError, absolute_ridge, center_targets, check_lam,
+                                           holdout_split, ridge_scale, select_ridge_holdout, solve_ridge_exact)
+
+__all__ = ["METHODS", "PRECONDITIONERS", "NotPositiveDefiniteError", "cholesky_inplace", "solve_ridge",
+           "predict_ridge", "check_lam", "center_targets", "solve_ridge_exact", "ridge_scale", "absolute_ridge",
+           "holdout_split", "select_ridge_holdout", "NTKRidge"]
 
 ArrayLike = np.ndarray | torch.Tensor
 
@@ -108,7 +130,7 @@ def _cholesky_(A: torch.Tensor, nb: int, offset: float = 0.0) -> None:
                    f"(row {row}, in diagonal block {b} = rows [{k}, {e})) is not positive")
             if offset:
                 msg += f" after adding lam = {offset} to the diagonal; increase lam"
-            raise ValueError(msg)
+            raise NotPositiveDefiniteError(msg)
         A11.copy_(L11)
         if e == n:
             break
@@ -151,9 +173,10 @@ def cholesky_inplace(K: ArrayLike, block_size: int = 2048) -> ArrayLike:
     Raises
     ------
     ValueError
-        K not square, not float32/float64, not C/F-contiguous, read-only, or
-        not positive definite (the message names the row and the diagonal
-        block where the factorization broke down).
+        K not square, not float32/float64, not C/F-contiguous, read-only.
+    NotPositiveDefiniteError
+        K not positive definite (the message names the row and the diagonal
+        block where the factorization broke down); a ValueError.
 
     Source: blocked Cholesky (Golub & Van Loan 2013, Sec. 4.2.9); LAPACK
     potrf via torch.linalg (library).
@@ -263,11 +286,11 @@ def _pcg(A: torch.Tensor, lam: float, B: torch.Tensor, precond, tol: float, max_
 # --------------------------------------------------------------------------- solve
 
 
-def solve_ridge(K: ArrayLike, Y: ArrayLike, lam: float, method: str = "auto", *, overwrite: bool = False,
-                block_size: int = 2048, tol: float = 1e-6, max_iter: int = 500, exact_max_n: int = 60000,
-                preconditioner: str | None = "nystrom", precond_rank: int = 500, seed: int = 0,
-                check_residual: bool = False) -> tuple[ArrayLike, dict]:
-    """Solve the kernel ridge system ``(K + lam I) alpha = Y``.
+def solve_ridge(K: ArrayLike, Y: ArrayLike, lam: float, method: str = "auto", *, fit_intercept: bool = False,
+                overwrite: bool = False, block_size: int | None = 2048, tol: float = 1e-6, max_iter: int = 500,
+                exact_max_n: int = 60000, preconditioner: str | None = "nystrom", precond_rank: int = 500,
+                seed: int = 0, check_residual: bool = False) -> tuple[ArrayLike, dict]:
+    """Solve the kernel ridge system ``(K + lam I) alpha = Y`` (the project's one kernel ridge solve).
 
     Parameters
     ----------
@@ -277,18 +300,29 @@ def solve_ridge(K: ArrayLike, Y: ArrayLike, lam: float, method: str = "auto", *,
     Y : array-like, shape (n,) or (n, c)
         Right-hand sides (converted to K's dtype and device).
     lam : float
-        Ridge, ``lam >= 0`` (scikit-learn's ``alpha``).
+        Absolute ridge, ``lam >= 0`` (scikit-learn's ``alpha``; a ridge
+        relative to mean(diag K) is converted by :func:`absolute_ridge`).
     method : {"auto", "cholesky", "cg"}
         ``"cholesky"``: exact, by :func:`cholesky_inplace` and blocked
-        triangular solves. ``"cg"``: preconditioned conjugate gradients, one
-        CG per column sharing each ``K @ P`` product. ``"auto"``: Cholesky
-        for ``n <= exact_max_n``, else CG.
+        triangular solves (or unblocked, ``block_size=None``). ``"cg"``:
+        preconditioned conjugate gradients, one CG per column sharing each
+        ``K @ P`` product. ``"auto"``: Cholesky for ``n <= exact_max_n``,
+        else CG.
+    fit_intercept : bool
+        Solve for ``Y - mean(Y)`` (column means in float64 on the host,
+        before the conversion to K's dtype: :func:`center_targets`) and
+        return the means as ``info["intercept"]``; predict
+        ``K_test @ alpha + intercept`` (:func:`predict_ridge`).
     overwrite : bool
-        Cholesky only: factor K in place (lam is added to its diagonal and its
-        lower triangle becomes L, so K is destroyed). Otherwise K is copied
-        first (a second n x n buffer). CG never modifies K.
-    block_size : int
-        Block of the Cholesky factorization and substitutions.
+        Cholesky only: factor K in place (lam is added to its diagonal; with
+        blocks its lower triangle becomes L, so K is destroyed). Otherwise K
+        is copied first (a second n x n buffer). CG never modifies K.
+    block_size : int or None
+        Block of the Cholesky factorization and substitutions. None: one
+        unblocked LAPACK ``potrf`` + ``potrs`` (``torch.linalg.cholesky_ex``
+        and ``torch.cholesky_solve`` for a tensor; SciPy's ``cho_factor`` and
+        ``cho_solve`` for a numpy K, :func:`solve_ridge_exact`), which keeps
+        L in a second n x n buffer.
     tol : float
         CG: stop a column when ``||y - (K + lam I) a|| <= tol ||y||`` (by the
         recursively updated residual).
@@ -306,7 +340,7 @@ def solve_ridge(K: ArrayLike, Y: ArrayLike, lam: float, method: str = "auto", *,
         Seed of that sample.
     check_residual : bool
         Also compute the true residual (one more ``K @ alpha``, about one
-        CG iteration); Cholesky only with ``overwrite=False`` (K intact).
+        CG iteration); Cholesky only when K is intact (``overwrite=False``).
         Without it CG reports its recursively updated residuals.
 
     Returns
@@ -314,47 +348,67 @@ def solve_ridge(K: ArrayLike, Y: ArrayLike, lam: float, method: str = "auto", *,
     alpha : same kind as K (numpy array or torch tensor), shape like Y
     info : dict
         ``method``, ``dtype``, ``device``, ``n``, ``n_rhs``, ``lam``,
+        ``intercept`` (numpy float64, shape (c,) or 0-d for a 1-D Y; None
+        without ``fit_intercept``),
         ``time_s`` (and its parts: Cholesky ``factor_s``, ``substitution_s``;
         CG ``precond_s``, ``cg_s``), ``iterations`` (CG: the largest over columns; Cholesky:
         0), ``converged``, ``residual_norms`` (numpy (c,), relative residuals
-        ``||y - (K + lam I) alpha|| / ||y||``; None for Cholesky without
-        ``check_residual``), ``residual_kind`` ("true" or "recursive"),
-        ``residual_max``, ``preconditioner`` (CG: name, rank and extreme
-        eigenvalues of the Nystrom approximation) and ``history`` (CG: the
-        largest relative residual of the working columns per iteration).
+        ``||y - (K + lam I) alpha|| / ||y||`` of the (centred) Y; None for
+        Cholesky without ``check_residual``), ``residual_kind`` ("true" or
+        "recursive"), ``residual_max``, ``preconditioner`` (CG: name, rank
+        and extreme eigenvalues of the Nystrom approximation) and
+        ``history`` (CG: the largest relative residual of the working
+        columns per iteration); ``backend`` ("scipy") on SciPy's path.
 
     Raises
     ------
     ValueError
         ``lam < 0`` or not finite; K not square/float/2-D; Y of the wrong
         rows or dimensions; NaN or inf in K or Y; unknown ``method`` or
-        ``preconditioner``; Cholesky breakdown (K + lam I not positive
-        definite, the message names the row).
+        ``preconditioner``.
+    NotPositiveDefiniteError
+        Cholesky breakdown (K + lam I not positive definite; the message
+        names the row where it can); a ValueError.
 
     Source: kernel ridge regression (Radhakrishnan et al. 2023, Methods
     Eq. 1-2); agrees with ``sklearn.kernel_ridge.KernelRidge(
-    kernel="precomputed", alpha=lam)``. CG: Hestenes & Stiefel 1952;
-    preconditioner: Frangella, Tropp & Udell 2023.
+    kernel="precomputed", alpha=lam)`` (without intercept) and, with
+    ``fit_intercept`` and a linear kernel on centred features, with
+    ``sklearn.linear_model.Ridge(alpha=lam, fit_intercept=True)``. CG:
+    Hestenes & Stiefel 1952; preconditioner: Frangella, Tropp & Udell 2023.
     """
     t0 = time.perf_counter()
     if method not in METHODS:
         raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
     if preconditioner not in PRECONDITIONERS:
         raise ValueError(f"preconditioner: expected one of {PRECONDITIONERS}, got {preconditioner!r}")
-    try:
-        lam = float(lam)
-    except (TypeError, ValueError):
-        raise ValueError(f"lam must be a number >= 0, got {lam!r}") from None
-    if not (math.isfinite(lam) and lam >= 0):
-        raise ValueError(f"lam must be >= 0 and finite, got {lam}")
-    nb = _check_block(block_size)
+    lam = check_lam(lam)
+    nb = None if block_size is None else _check_block(block_size)
     if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
         raise ValueError(f"max_iter must be an int >= 1, got {max_iter!r}")
     if not (tol > 0):
         raise ValueError(f"tol must be > 0, got {tol}")
+    intercept = None
+    if fit_intercept:
+        Y, intercept = center_targets(Y.detach().cpu().numpy() if isinstance(Y, torch.Tensor) else Y)
     was_numpy = isinstance(K, np.ndarray)
     A = _as_matrix(K, writable=False)
     n = A.shape[0]
+    if method == "auto":
+        method = "cholesky" if n <= exact_max_n else "cg"
+    if method == "cholesky" and nb is None and was_numpy:
+        alpha, info = solve_ridge_exact(K, Y, lam, overwrite=overwrite)
+        info["intercept"] = intercept
+        info.update(residual_norms=None, residual_kind=None, residual_max=None, preconditioner=None, history=[])
+        if check_residual and not overwrite:
+            Y0 = np.asarray(Y, dtype=K.dtype).reshape(n, -1)
+            res = Y0 - (K @ alpha.reshape(n, -1) + lam * alpha.reshape(n, -1))
+            bnorm = np.linalg.norm(Y0, axis=0)
+            info["residual_norms"] = np.linalg.norm(res, axis=0) / np.where(bnorm > 0, bnorm, 1.0)
+            info["residual_kind"] = "true"
+            info["residual_max"] = float(np.max(info["residual_norms"])) if info["residual_norms"].size else 0.0
+        info["time_s"] = time.perf_counter() - t0
+        return alpha, info
     Yt = torch.as_tensor(Y)
     y1d = Yt.ndim == 1
     if Yt.ndim not in (1, 2):
@@ -368,24 +422,35 @@ def solve_ridge(K: ArrayLike, Y: ArrayLike, lam: float, method: str = "auto", *,
         raise ValueError("Y holds NaN or infinite values")
     if not _all_finite(A):
         raise ValueError("K holds NaN or infinite values")
-    if method == "auto":
-        method = "cholesky" if n <= exact_max_n else "cg"
 
     info = {"method": method, "dtype": str(A.dtype).removeprefix("torch."), "device": str(A.device), "n": n,
-            "n_rhs": int(Yt.shape[1]), "lam": lam, "iterations": 0, "converged": True,
+            "n_rhs": int(Yt.shape[1]), "lam": lam, "intercept": intercept, "iterations": 0, "converged": True,
             "residual_norms": None, "residual_kind": None, "residual_max": None, "preconditioner": None,
             "history": []}
     if method == "cholesky":
-        if overwrite and _is_c_or_f(A):
+        if overwrite and (nb is None or _is_c_or_f(A)):
             F = A
         else:
             F = A.clone(memory_format=torch.contiguous_format)
         F.diagonal().add_(lam)
         t1 = time.perf_counter()
-        _cholesky_(F, nb, offset=lam)
+        if nb is None:
+            L, err = torch.linalg.cholesky_ex(F)
+            err = int(err)
+            if err != 0 or not bool(torch.isfinite(L).all()):
+                where = f"the leading minor of order {err} (row {err - 1}) is not positive" if err > 0 else \
+                    "the factor is not finite"
+                raise NotPositiveDefiniteError(f"matrix is not positive definite: {where} after adding lam = {lam} "
+                                               f"to the diagonal; increase lam")
+        else:
+            _cholesky_(F, nb, offset=lam)
         _sync(A.device)
         t2 = time.perf_counter()
-        _cholesky_solve_(F, Yt, nb)
+        if nb is None:
+            Yt = torch.cholesky_solve(Yt, L)
+            del L
+        else:
+            _cholesky_solve_(F, Yt, nb)
         _sync(A.device)
         info["factor_s"], info["substitution_s"] = t2 - t1, time.perf_counter() - t2
         alpha = Yt
@@ -430,6 +495,37 @@ def solve_ridge(K: ArrayLike, Y: ArrayLike, lam: float, method: str = "auto", *,
     return out, info
 
 
+def predict_ridge(K_test: ArrayLike, alpha: ArrayLike, intercept=None) -> np.ndarray:
+    """Kernel ridge predictions ``K_test @ alpha + intercept`` as float64 numpy.
+
+    The product runs in alpha's dtype on alpha's device (``K_test`` is
+    converted), is then converted to float64 on the host, and the intercept
+    (float64, from ``info["intercept"]`` of :func:`solve_ridge`) is added.
+
+    Parameters
+    ----------
+    K_test : numpy.ndarray or torch.Tensor, shape (m, n)
+        Kernel between the test and the training samples.
+    alpha : numpy.ndarray or torch.Tensor, shape (n,) or (n, c)
+    intercept : None, float or array (c,)
+
+    Returns
+    -------
+    numpy.ndarray float64, shape (m,) or (m, c) like alpha's columns.
+
+    Raises
+    ------
+    ValueError
+        ``K_test`` is not 2-D with n columns.
+    """
+    a = torch.as_tensor(alpha)
+    Kt = torch.as_tensor(K_test)
+    if Kt.ndim != 2 or Kt.shape[1] != a.shape[0]:
+        raise ValueError(f"K_test: expected shape (m, {a.shape[0]}), got {tuple(Kt.shape)}")
+    P = (Kt.to(dtype=a.dtype, device=a.device) @ a).to(torch.float64).cpu().numpy()
+    return P if intercept is None else P + intercept
+
+
 # --------------------------------------------------------------------------- estimator
 
 
@@ -439,12 +535,15 @@ class NTKRidge:
     Parameters
     ----------
     lam : float
-        Ridge ``lam >= 0`` (scikit-learn's ``alpha``).
+        Absolute ridge ``lam >= 0`` (scikit-learn's ``alpha``).
     w_std, b_std, fan_in : float
         Kernel parameters of :func:`biokernels.kernels.ntk.ntk_relu`
         (defaults sqrt(2), 1, None).
     solver : {"auto", "cholesky", "cg"}
         ``method`` of :func:`solve_ridge`.
+    fit_intercept : bool
+        Fit ``Y - mean(Y)`` and add the mean back when predicting
+        (``fit_intercept`` of :func:`solve_ridge`).
     device : {"auto", "cpu", "cuda"}
         See :func:`biokernels.device.resolve_device` (``fit``; ``fit_gram``
         computes on the Gram's device).
@@ -458,6 +557,8 @@ class NTKRidge:
     ----------
     X_fit_ : torch.Tensor, shape (n, p), or None after ``fit_gram``
     dual_coef_ : torch.Tensor, shape (n, c)
+    intercept_ : numpy float64 array, shape (c,) or 0-d for a 1-D Y, or
+        None without ``fit_intercept``
     solve_info_ : dict, the ``info`` of :func:`solve_ridge`
 
     Source: kernel ridge regression with the NTK (Radhakrishnan et al. 2023,
@@ -468,7 +569,8 @@ class NTKRidge:
 
     def __init__(self, lam: float = 1.0, w_std: float = W_STD, b_std: float = B_STD,
                  fan_in: float | None = None, solver: str = "auto", device: str = "auto",
-                 dtype: torch.dtype = torch.float64, solver_params: dict | None = None):
+                 dtype: torch.dtype = torch.float64, solver_params: dict | None = None,
+                 fit_intercept: bool = False):
         self.lam = lam
         self.w_std = w_std
         self.b_std = b_std
@@ -477,6 +579,7 @@ class NTKRidge:
         self.device = device
         self.dtype = dtype
         self.solver_params = solver_params
+        self.fit_intercept = fit_intercept
 
     def _kernel(self, A, B=None) -> torch.Tensor:
         return ntk_relu(A, B, w_std=self.w_std, b_std=self.b_std, fan_in=self.fan_in,
@@ -485,9 +588,10 @@ class NTKRidge:
     def _solve(self, K, Y, overwrite: bool) -> None:
         self._y_was_1d = np.ndim(Y) == 1
         alpha, info = solve_ridge(K, Y, self.lam, method=self.solver, overwrite=overwrite,
-                                  **(self.solver_params or {}))
+                                  fit_intercept=self.fit_intercept, **(self.solver_params or {}))
         alpha = torch.as_tensor(alpha)
         self.dual_coef_ = alpha[:, None] if alpha.ndim == 1 else alpha
+        self.intercept_ = info["intercept"]
         self.solve_info_ = info
 
     def fit(self, X: ArrayLike, Y: ArrayLike) -> "NTKRidge":
@@ -547,12 +651,12 @@ class NTKRidge:
         if not hasattr(self, "dual_coef_"):
             raise ValueError("NTKRidge is not fitted; call fit(X, Y) or fit_gram(K, Y) first")
 
-    def _out(self, P: torch.Tensor) -> np.ndarray:
-        P = P.cpu().numpy()
+    def _out(self, Kt: torch.Tensor) -> np.ndarray:
+        P = predict_ridge(Kt, self.dual_coef_, getattr(self, "intercept_", None))
         return P[:, 0] if self._y_was_1d else P
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """Predict ``NTK(X, X_fit_) @ dual_coef_``.
+        """Predict ``NTK(X, X_fit_) @ dual_coef_ + intercept_`` (:func:`predict_ridge`).
 
         Parameters
         ----------
@@ -560,7 +664,7 @@ class NTKRidge:
 
         Returns
         -------
-        numpy.ndarray, shape (m,) or (m, c) like the Y given to fit.
+        numpy.ndarray float64, shape (m,) or (m, c) like the Y given to fit.
 
         Raises
         ------
@@ -570,10 +674,10 @@ class NTKRidge:
         self._check_fitted()
         if self.X_fit_ is None:
             raise ValueError("NTKRidge was fitted on a Gram matrix; use predict_gram(K_test_train)")
-        return self._out(self._kernel(X, self.X_fit_) @ self.dual_coef_.to(self.dtype))
+        return self._out(self._kernel(X, self.X_fit_))
 
     def predict_gram(self, K_test_train: ArrayLike) -> np.ndarray:
-        """Predict ``K_test_train @ dual_coef_``.
+        """Predict ``K_test_train @ dual_coef_ + intercept_`` (:func:`predict_ridge`).
 
         Parameters
         ----------
@@ -582,7 +686,7 @@ class NTKRidge:
 
         Returns
         -------
-        numpy.ndarray, shape (m,) or (m, c) like the Y given to fit.
+        numpy.ndarray float64, shape (m,) or (m, c) like the Y given to fit.
 
         Raises
         ------
@@ -594,5 +698,4 @@ class NTKRidge:
         n = self.dual_coef_.shape[0]
         if Kt.ndim != 2 or Kt.shape[1] != n:
             raise ValueError(f"K_test_train: expected shape (m, {n}), got {tuple(Kt.shape)}")
-        Kt = Kt.to(dtype=self.dual_coef_.dtype, device=self.dual_coef_.device)
-        return self._out(Kt @ self.dual_coef_)
+        return self._out(Kt)

@@ -28,9 +28,10 @@ Choices the paper leaves open, made here and stated once:
   the cell line's control, a log2 fold change; ``depmap.projection_input:
   response``): the raw imputed expression is dominated by the control
   profiles of the few target cell lines, which the cell block already holds.
-* Ridges are chosen per model on a grid by a holdout of seen pairs
-  (:func:`select_ridges`): the paper's ridge 100 is relative to a kernel
-  scale it does not state.
+* Ridges (absolute λ) are chosen per model on a grid by a holdout of seen
+  pairs (:func:`select_ridges`, through
+  :func:`biokernels.solvers.ridge.select_ridge_holdout`): the paper's ridge
+  100 belongs to a kernel scale it does not state.
 * The imputed expression is centred by the source training mean and divided
   by one constant, the root mean squared norm of the centred source
   expression over the genes used (not per-row unit norm: with one gene that
@@ -47,7 +48,7 @@ import torch
 
 from biokernels.errors import InputError
 from biokernels.kernels.ntk import ntk_relu
-from biokernels.solvers.ridge import solve_ridge
+from biokernels.solvers.ridge import predict_ridge, select_ridge_holdout, solve_ridge
 
 MODELS = ("baseline", "projection")
 
@@ -74,8 +75,10 @@ def impute_expression(expression: pd.DataFrame, cmap_pairs: pd.DataFrame, contro
     targets : from :func:`biokernels.io.depmap.prepare_targets`
     source_cells : the source cell lines (its ``counts["source_cells"]``)
     lam : float, optional
-        Ridge; when None it is chosen on ``ridge_grid`` by the validation mean
-        R² on a random ``ridge_subset`` of the source (80/20).
+        Absolute ridge; when None it is chosen on ``ridge_grid`` by the
+        validation mean R² on a random ``ridge_subset`` of the source (80/20,
+        :func:`biokernels.solvers.ridge.select_ridge_holdout`: the smallest
+        on ties).
     max_source_pairs : int, optional
         Train on a random subset of the source pairs (memory: one n x n
         float32 matrix); None = all (the paper: 55,462 pairs).
@@ -98,7 +101,7 @@ def impute_expression(expression: pd.DataFrame, cmap_pairs: pd.DataFrame, contro
     InputError
         A drug lacks features or a cell line lacks control expression.
     """
-    from biokernels.studies.drug_screen.protocol import ScreenData, SourceModel, cell_embedding, holdout, select_ridge, unit_rows
+    from biokernels.studies.drug_screen.protocol import ScreenData, SourceModel, cell_embedding, unit_rows
     from biokernels.metrics import mean_r2
 
     target_cells = sorted(targets["cell_id"].unique())
@@ -133,18 +136,17 @@ def impute_expression(expression: pd.DataFrame, cmap_pairs: pd.DataFrame, contro
         return SourceModel(value, kernel_params=kernel_params, device=device, solver=solver)
 
     if lam is None:
-        tr, va = holdout(n_s, ridge_subset, int(seed))
-
-        def score(value):
+        def score(value, tr, va):
             r = mean_r2(model(value).fit(data, src[tr]).predict(data, src[va]), Y_src[va])
             if log is not None:
                 log.info("source ridge lam=%g: validation mean R2 %.4f (%d/%d pairs)", value, r, len(tr), len(va))
             return r
 
-        lam, ridge = select_ridge(score, list(ridge_grid))
+        lam, ridge = select_ridge_holdout(score, n_s, list(ridge_grid), subset=ridge_subset, seed=int(seed),
+                                          name="drug_screen.source_ridge")
     else:
         ridge = pd.DataFrame({"lam": [float(lam)], "r2": [np.nan]})
-    ridge["chosen"] = ridge["lam"] == lam
+        ridge["chosen"] = ridge["lam"] == lam
     m = model(lam).fit(data, src)
     pred = m.predict(data, tgt)
     imputed = pd.DataFrame(pred, index=targets.index, columns=expression.columns)
@@ -243,13 +245,20 @@ def ntk_gram(X: np.ndarray, kernel_params: dict | None = None, device="cpu") -> 
 def krr_on_gram(K: torch.Tensor, y: np.ndarray, train: np.ndarray, test: np.ndarray, lam: float) -> np.ndarray:
     """Kernel ridge with an intercept on a precomputed Gram: fits
     ``(K[tr, tr] + lam I) alpha = y[tr] - mean`` and returns
-    ``K[te, tr] alpha + mean`` (len(test),)."""
+    ``K[te, tr] alpha + mean`` (len(test),), float64
+    (:func:`biokernels.solvers.ridge.solve_ridge` with ``fit_intercept``,
+    exact blocked Cholesky; :func:`biokernels.solvers.ridge.predict_ridge`).
+
+    Parameters
+    ----------
+    K : torch.Tensor (n_all, n_all); y : array (n_all,)
+    train, test : int position arrays; lam : float >= 0, absolute ridge
+    """
     tr = torch.as_tensor(train, device=K.device)
     te = torch.as_tensor(test, device=K.device)
-    mu = float(y[train].mean())
-    alpha, _ = solve_ridge(K[tr][:, tr].clone(), torch.as_tensor(y[train] - mu, dtype=K.dtype, device=K.device),
-                           lam, method="cholesky", overwrite=True)
-    return (K[te][:, tr] @ alpha).cpu().numpy().ravel() + mu
+    alpha, info = solve_ridge(K[tr][:, tr].clone(), y[train], lam, method="cholesky", fit_intercept=True,
+                              overwrite=True)
+    return predict_ridge(K[te][:, tr], alpha, info["intercept"]).ravel()
 
 
 def r2(y_true: np.ndarray, y_pred: np.ndarray) -> float:
@@ -312,26 +321,31 @@ def log_spaced_counts(n_max: int, k: int) -> list[int]:
 def select_ridges(grams: dict[str, torch.Tensor], y: np.ndarray, grid, subset: int, seed: int
                   ) -> tuple[dict[str, float], pd.DataFrame]:
     """Ridge of each model by a holdout: a random ``subset`` of the pairs,
-    80% to fit and 20% to score R² (the smallest ridge on ties).
+    80% to fit and 20% to score R² (the smallest ridge on ties), by
+    :func:`biokernels.solvers.ridge.select_ridge_holdout` (the same split for
+    every model).
 
     Parameters
     ----------
     grams : dict model -> NTK Gram over the pairs (n, n)
     y : array (n,)
-    grid : ridges to try
+    grid : absolute ridges to try
     subset : int, pairs used (all when fewer)
     seed : int
 
     Returns
     -------
     (dict model -> ridge, DataFrame ``model``, ``lam``, ``r2``, ``chosen``)
-    """
-    from biokernels.studies.drug_screen.protocol import holdout, select_ridge
 
-    tr, va = holdout(len(y), subset, seed)
+    Raises
+    ------
+    InputError
+        Empty or negative grid, fewer than 2 pairs (names ``depmap.ridge``).
+    """
     chosen, tables = {}, []
     for m, K in grams.items():
-        lam, t = select_ridge(lambda value: r2(y[va], krr_on_gram(K, y, tr, va, value)), list(grid))
+        lam, t = select_ridge_holdout(lambda value, tr, va, K=K: r2(y[va], krr_on_gram(K, y, tr, va, value)),
+                                      len(y), list(grid), subset=subset, seed=seed, name="depmap.ridge")
         chosen[m] = lam
-        tables.append(t.assign(model=m, chosen=t["lam"] == lam))
+        tables.append(t.assign(model=m))
     return chosen, pd.concat(tables, ignore_index=True)[["model", "lam", "r2", "chosen"]]

@@ -6,6 +6,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+#: Source types with a network file: type -> (the format of
+#: :data:`biokernels.io.networks.NETWORK_READERS` that reads it, the source's
+#: key of the file's path). The source's keys named as the reader's other
+#: parameters are its settings (``source_col``, ``target_col``, ``weight_col``
+#: of ``edges``; ``currency_metabolites`` of ``gem``). The schema's enum of a
+#: source's ``type`` is ``synthetic`` plus these keys
+#: (tests/unit/test_registries.py).
+NETWORK_SOURCES = {
+    "edgelist": ("edges", "network_path"),   # a TSV network, e.g. the von Mering PPI network
+    "gem": ("gem", "gem_path"),              # a LIGAND-style enzyme network from a metabolic model
+}
+#: The label format of a real source without ``label_format``.
+DEFAULT_LABEL_FORMAT = "mips_funcat"
 
 
 def random_split(proteins: pd.Index, test_fraction: float, rng: np.random.Generator,
@@ -38,12 +51,15 @@ def prepare_inputs(source: dict, test_fraction: float, rng: np.random.Generator,
     """Build a data set's cleaned network, task table and splits from its
     config entry (``diffusion.sources.<name>``).
 
-    Source types: ``synthetic`` (:func:`biokernels.synth.networks.planted_function_network`),
-    ``edgelist`` (a TSV network, e.g. the von Mering PPI network) and ``gem``
-    (a LIGAND-style enzyme network rebuilt from a metabolic model,
-    :func:`biokernels.io.networks.ligand_style_network`); the real ones take
-    MIPS FunCat labels (:func:`biokernels.io.labels.read_mips_funcat`) and keep
-    the functions with at least ``min_annotated`` proteins in the network.
+    Source types: ``synthetic`` (:func:`biokernels.synth.networks.planted_function_network`)
+    and those of :data:`NETWORK_SOURCES`: ``edgelist`` (a TSV network, e.g.
+    the von Mering PPI network) and ``gem`` (a LIGAND-style enzyme network
+    rebuilt from a metabolic model, :func:`biokernels.io.networks.read_gem_network`),
+    read through :data:`biokernels.io.networks.NETWORK_READERS`. The real ones
+    take labels in ``label_format`` (default ``mips_funcat``: MIPS FunCat,
+    :func:`biokernels.io.labels.read_mips_funcat`), read through
+    :data:`biokernels.io.labels.LABEL_READERS`, and keep the functions with
+    at least ``min_annotated`` proteins in the network.
     Real data sets have no published split: the given split (``00``) is a
     seeded random one. The random splits of the stability test are separate
     (:func:`random_split`, one file each), so asking for more of them leaves
@@ -58,12 +74,13 @@ def prepare_inputs(source: dict, test_fraction: float, rng: np.random.Generator,
 
     Raises
     ------
-    biokernels.io.networks.InputError
-        On malformed files (named with the row/field).
+    biokernels.errors.InputError
+        On malformed files (named with the row/field), an unknown source
+        type or label format (the known ones listed), or a missing setting.
     """
-    from biokernels.io.labels import read_mips_funcat, select_tasks
-    from biokernels.io.networks import (adjacency_matrix, component_summary, ligand_style_network,
-                                        read_edge_list)
+    from biokernels.io.labels import LABEL_READERS, select_tasks
+    from biokernels.io.networks import NETWORK_READERS, adjacency_matrix, component_summary
+    from biokernels.registry import call, lookup, settings_of
     from biokernels.synth.networks import planted_function_network
 
     say = log.info if log else (lambda *a, **k: None)
@@ -80,18 +97,19 @@ def prepare_inputs(source: dict, test_fraction: float, rng: np.random.Generator,
                              f"{source.get('generator', {})}): {err}") from err
         proteins = list(labels.index)
     else:
-        if kind == "edgelist":
-            edges, counts = read_edge_list(source["network_path"], source.get("source_col", "protein_a"),
-                                           source.get("target_col", "protein_b"), source.get("weight_col"))
-        else:
-            gem = pd.read_csv(source["gem_path"], sep="\t", dtype=str, keep_default_na=False)
-            edges, counts = ligand_style_network(gem, source["currency_metabolites"], source["gem_path"])
-            summary["currency_metabolites"] = list(source["currency_metabolites"])
+        fmt, path_key = lookup(NETWORK_SOURCES, kind, "source type (besides synthetic)")
+        reader = NETWORK_READERS[fmt]
+        settings = {k: source[k] for k in settings_of(reader)[1:] if k in source}
+        edges, counts = call(reader, settings, f"source ({kind})", source[path_key])
+        if "currency_metabolites" in settings:
+            summary["currency_metabolites"] = list(settings["currency_metabolites"])
         summary["network"] = counts
         proteins = sorted(set(edges["protein_a"]) | set(edges["protein_b"]))
-        mips = read_mips_funcat(source["mips_genes_path"], source["mips_terms_path"],
-                                source["mips_adjacency_path"])
-        labels, label_counts = select_tasks(mips, proteins, source["min_annotated"])
+        label_format = source.get("label_format", DEFAULT_LABEL_FORMAT)
+        read_labels = lookup(LABEL_READERS, label_format, "label_format")
+        annotations = call(read_labels, {k: source[k] for k in settings_of(read_labels) if k in source},
+                           f"source (label_format {label_format})")
+        labels, label_counts = select_tasks(annotations, proteins, source["min_annotated"])
         summary["labels"] = label_counts
         given = None
     _, A = adjacency_matrix(edges, proteins)

@@ -19,17 +19,29 @@ test protein and task, and the ROC AUC per task is recorded:
   (:mod:`biokernels.solvers.network_baselines`), which score proteins from
   their neighbourhoods directly.
 
-The SVM's C is not given in the paper. The trace-normalized kernels have a
-mean diagonal of 1/n, so the kernels here are scaled by n (mean diagonal 1)
-and C is chosen per split from a grid by inner cross-validation on the
-training proteins only, pooled over tasks, with the eBaseline kernel (which
-uses no labels); every method of the split then uses that C.
+The classifier on every kernel is an entry of :data:`CLASSIFIERS`, chosen by
+``diffusion.classifier`` with its settings in
+``diffusion.classifier_settings.<name>``; the default ``svm`` is the paper's
+LIBSVM C-SVC (scikit-learn's ``SVC(kernel="precomputed", C=C)``). Its C is
+not given in the paper. The trace-normalized kernels have a mean diagonal of
+1/n, so the kernels here are scaled by n (mean diagonal 1) and C is chosen
+per split from a grid by inner cross-validation on the training proteins
+only, pooled over tasks, with the eBaseline kernel (which uses no labels);
+every method of the split then uses that C.
+
+The beta grid ``beta_i = -step * i`` (i = 1..n_kernels) is built only by
+:func:`biokernels.kernels.diffusion.diffusion_betas`; the config-level entry
+points here (:func:`run_split`, :func:`run_sm1`, :func:`run_sensitivity`)
+take ``n_kernels`` and the split's chosen step and call it, so the workflow
+scripts never build a grid.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,9 +53,67 @@ from sklearn.svm import SVC
 
 from biokernels.device import resolve_device
 from biokernels.kernels.diffusion import diffusion_betas, diffusion_spectra
+from biokernels.registry import check, lookup
 from biokernels.solvers.dkl import DiffusionKernelLearning
 
 FORMULATIONS = ("DKL", "DKLKL", "DKLKLu", "mDKL", "mDKLKL", "mDKLKLu")
+
+
+def svm_classifier(C: float, class_weight: str | None = None) -> SVC:
+    """Classifier ``svm``: a C-SVC on a precomputed kernel, LIBSVM through
+    scikit-learn, as the paper ("the SVM", LIBSVM).
+
+    Parameters
+    ----------
+    C : float > 0
+        Chosen per split by inner CV (``diffusion.svm_C_grid``).
+    class_weight : None or "balanced"
+        None (LIBSVM's default, the paper): every protein weighs 1;
+        ``"balanced"``: class c weighs n / (2 n_c) (``diffusion.
+        classifier_settings.svm.class_weight``).
+
+    Returns
+    -------
+    sklearn.svm.SVC, unfitted, ``kernel="precomputed"``.
+    """
+    return SVC(kernel="precomputed", C=C, class_weight=class_weight)
+
+
+#: Classifiers of the study by the config's ``diffusion.classifier`` (the
+#: schema's enum lists exactly these keys, tests/unit/test_registries.py).
+#: Each is a factory ``(C, **settings) -> estimator`` with ``fit(K, y)`` on
+#: an (n_train, n_train) kernel and 0/1 labels and ``decision_function(K)``
+#: on an (n_test, n_train) kernel (larger = class 1); C is the regularization
+#: constant chosen per split by inner CV, the settings come from
+#: ``diffusion.classifier_settings.<name>``. Adding a classifier is such a
+#: factory plus one line here (and its name and settings in the schema).
+CLASSIFIERS: dict[str, Callable] = {
+    "svm": svm_classifier,
+}
+
+
+def make_classifier(name: str = "svm", settings: Mapping | None = None) -> Callable[[float], object]:
+    """The classifier factory ``C -> unfitted estimator`` of
+    :data:`CLASSIFIERS` ``[name]`` with its settings bound.
+
+    Raises
+    ------
+    InputError
+        Unknown ``name`` (the known ones listed) or a setting the factory
+        does not take (``diffusion.classifier_settings.<name>`` named).
+    """
+    factory = lookup(CLASSIFIERS, name, "diffusion.classifier")
+    settings = dict(settings or {})
+    check(factory, settings, f"diffusion.classifier_settings.{name}", n_args=1)
+    return functools.partial(factory, **settings)
+
+
+def classifier_of(cfg: Mapping) -> Callable[[float], object]:
+    """The classifier a job's settings configure: ``cfg["classifier"]``
+    (default ``"svm"``) with ``cfg["classifier_settings"][name]`` (default
+    none), via :func:`make_classifier`."""
+    name = cfg.get("classifier", "svm")
+    return make_classifier(name, (cfg.get("classifier_settings") or {}).get(name))
 
 
 
@@ -130,19 +200,25 @@ class KernelBlocks:
         return Ktr.cpu().numpy(), Kte.cpu().numpy()
 
 
-def svm_task_scores(Ktr: np.ndarray, Kte: np.ndarray, ytr: np.ndarray, C: float) -> np.ndarray:
-    """Decision values of one SVM per task on a precomputed kernel.
+def task_scores(Ktr: np.ndarray, Kte: np.ndarray, ytr: np.ndarray, C: float,
+                classifier: Callable[[float], object] | None = None, name: str = "task_scores") -> np.ndarray:
+    """Decision values of one classifier per task on a precomputed kernel.
 
     Parameters
     ----------
     Ktr : (n_train, n_train), Kte : (n_test, n_train)
     ytr : 0/1 array (n_train, t)
     C : float
+    classifier : callable C -> unfitted estimator, optional
+        From :func:`make_classifier`; None = the paper's SVM
+        (:func:`svm_classifier`).
+    name : str
+        For messages.
 
     Returns
     -------
     array (n_test, t); a column is NaN when the task has a single class in
-    training (no SVM can be trained).
+    training (no classifier can be trained).
 
     Raises
     ------
@@ -150,19 +226,25 @@ def svm_task_scores(Ktr: np.ndarray, Kte: np.ndarray, ytr: np.ndarray, C: float)
         ``Kte`` without ``n_train`` columns, or square, symmetric and not
         ``Ktr``: a test x test kernel where the test x train one belongs
         (:func:`biokernels.solvers.kernel_lists.check_predict_kernel`).
-
-    Source: scikit-learn ``SVC(kernel="precomputed")`` (LIBSVM, as the paper).
     """
     from biokernels.solvers.kernel_lists import check_predict_kernel
 
-    Kte = check_predict_kernel(Kte, Ktr.shape[0], Ktr, name="svm_task_scores: Kte")
+    make = svm_classifier if classifier is None else classifier
+    Kte = check_predict_kernel(Kte, Ktr.shape[0], Ktr, name=f"{name}: Kte")
     out = np.full((Kte.shape[0], ytr.shape[1]), np.nan)
     for k in range(ytr.shape[1]):
         y = ytr[:, k]
         if y.min() == y.max():
             continue
-        out[:, k] = SVC(kernel="precomputed", C=C).fit(Ktr, y).decision_function(Kte)
+        out[:, k] = make(C).fit(Ktr, y).decision_function(Kte)
     return out
+
+
+def svm_task_scores(Ktr: np.ndarray, Kte: np.ndarray, ytr: np.ndarray, C: float) -> np.ndarray:
+    """:func:`task_scores` with the paper's SVM (scikit-learn
+    ``SVC(kernel="precomputed", C=C)``, LIBSVM): shapes, NaN columns and
+    errors as there."""
+    return task_scores(Ktr, Kte, ytr, C, svm_classifier, name="svm_task_scores")
 
 
 def task_aucs(scores: np.ndarray, yte: np.ndarray) -> np.ndarray:
@@ -177,12 +259,14 @@ def task_aucs(scores: np.ndarray, yte: np.ndarray) -> np.ndarray:
 
 
 def choose_C(blocks: KernelBlocks, s: np.ndarray, ytr: np.ndarray, C_grid: list[float],
-             n_folds: int, seed: int) -> tuple[float, pd.DataFrame]:
-    """Choose the SVM's C by inner K-fold CV on the training proteins.
+             n_folds: int, seed: int, classifier: Callable[[float], object] | None = None
+             ) -> tuple[float, pd.DataFrame]:
+    """Choose the classifier's C by inner K-fold CV on the training proteins.
 
     The kernel is ``s``'s (the eBaseline spectrum in the protocol); the score
     of a C is the mean validation AUC over tasks and folds (folds where a task
-    has one class are skipped for that task).
+    has one class are skipped for that task). ``classifier``: as in
+    :func:`task_scores` (None: the paper's SVM).
 
     Returns
     -------
@@ -194,8 +278,8 @@ def choose_C(blocks: KernelBlocks, s: np.ndarray, ytr: np.ndarray, C_grid: list[
     for C in C_grid:
         aucs = []
         for fit_idx, val_idx in folds:
-            sc = svm_task_scores(Ktr[np.ix_(fit_idx, fit_idx)], Ktr[np.ix_(val_idx, fit_idx)],
-                                 ytr[fit_idx], C)
+            sc = task_scores(Ktr[np.ix_(fit_idx, fit_idx)], Ktr[np.ix_(val_idx, fit_idx)],
+                             ytr[fit_idx], C, classifier)
             aucs.append(task_aucs(sc, ytr[val_idx]))
         rows.append({"C": C, "mean_auc": float(np.nanmean(np.concatenate(aucs)))})
     table = pd.DataFrame(rows)
@@ -218,7 +302,8 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
                    betas: np.ndarray, lam: float, C_grid: list[float], inner_folds: int,
                    seed: int, formulations=FORMULATIONS, adjacency=None,
                    device: str = "auto", solver: str = "auto", log=None,
-                   eval_mask: np.ndarray | None = None) -> SplitResult:
+                   eval_mask: np.ndarray | None = None,
+                   classifier: Callable[[float], object] | None = None) -> SplitResult:
     """Run every method of the protocol on one split.
 
     Parameters
@@ -231,7 +316,7 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
     lam : float
         Ridge of the kernel-learning formulations (Eq. 11).
     C_grid, inner_folds, seed
-        SVM C candidates and the inner CV that picks one.
+        The classifier's C candidates and the inner CV that picks one.
     formulations : tuple of str
     adjacency : scipy.sparse matrix (n, n), optional
         Enables Neighbor Counting and FS-Weighted Averaging.
@@ -243,6 +328,9 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
         scored (``unannotated: exclude``). None: every protein, so a protein
         without any annotation is a negative of every task (the default,
         ``unannotated: negative``).
+    classifier : callable C -> unfitted estimator, optional
+        The classifier on every kernel (:func:`make_classifier`); None = the
+        paper's SVM.
 
     Returns
     -------
@@ -266,7 +354,7 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
     p = len(betas)
 
     uniform = np.full(p, 1.0 / p)
-    C, cv = choose_C(blocks, uniform @ S, ytr, C_grid, inner_folds, seed)
+    C, cv = choose_C(blocks, uniform @ S, ytr, C_grid, inner_folds, seed, classifier)
     say("inner CV chose C=%g (%s)", C, dict(zip(cv["C"], cv["mean_auc"].round(4))))
 
     roc_rows, weight_rows, time_rows = [], [], []
@@ -284,7 +372,7 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
     K_auc = np.empty((p, len(tasks)))
     for i in range(p):
         Ktr, Kte = blocks(S[i])
-        K_auc[i] = task_aucs(svm_task_scores(Ktr, Kte, ytr, C), yte)
+        K_auc[i] = task_aucs(task_scores(Ktr, Kte, ytr, C, classifier), yte)
     kernel_roc = pd.DataFrame([{"kernel": i + 1, "beta": betas[i], "task": t, "auc": K_auc[i, k]}
                                for i in range(p) for k, t in enumerate(tasks)])
     with warnings.catch_warnings():  # tasks without an AUC (single class) are all-NaN columns
@@ -295,7 +383,7 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
     say("rBaseline kernel: beta=%g", betas[best_shared])
 
     Ktr, Kte = blocks(uniform @ S)
-    record("eBaseline", task_aucs(svm_task_scores(Ktr, Kte, ytr, C), yte))
+    record("eBaseline", task_aucs(task_scores(Ktr, Kte, ytr, C, classifier), yte))
 
     for name in formulations:
         model = DiffusionKernelLearning(formulation=name, lam=lam, solver=solver)
@@ -307,12 +395,12 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
         record_weights(name, W, shared)
         if shared:
             Ktr, Kte = blocks(W @ S)
-            scores = svm_task_scores(Ktr, Kte, ytr, C)
+            scores = task_scores(Ktr, Kte, ytr, C, classifier)
         else:
             scores = np.full((len(test), len(tasks)), np.nan)
             for k in range(len(tasks)):
                 Ktr, Kte = blocks(W[k] @ S)
-                scores[:, [k]] = svm_task_scores(Ktr, Kte, ytr[:, [k]], C)
+                scores[:, [k]] = task_scores(Ktr, Kte, ytr[:, [k]], C, classifier)
         record(name, task_aucs(scores, yte))
         say("%s: mean AUC %.4f, %.3f s", name, np.nanmean([r["auc"] for r in roc_rows[-len(tasks):]]),
             time_rows[-1]["seconds"])
@@ -343,7 +431,8 @@ class ScaleCandidate:
 def choose_kernel_scale(candidates: list[ScaleCandidate], Y: pd.DataFrame, train_mask: np.ndarray,
                         n_kernels: int, lam: float, C_grid: list[float], inner_folds: int, seed: int,
                         formulation: str = "mDKL", device: str = "auto", solver: str = "auto",
-                        eval_mask: np.ndarray | None = None, log=None
+                        eval_mask: np.ndarray | None = None, log=None,
+                        classifier: Callable[[float], object] | None = None
                         ) -> tuple[int, pd.DataFrame]:
     """Choose the kernel scale (Laplacian and beta grid) by inner
     cross-validation on the training proteins only.
@@ -354,8 +443,9 @@ def choose_kernel_scale(candidates: list[ScaleCandidate], Y: pd.DataFrame, train
     ``inner_folds`` folds of the training proteins (the folds of
     :func:`choose_C`, same seed), ``formulation`` learns its weights from
     the targets of the inner-training proteins only (Eq. 13 with the
-    inner-validation and test proteins at 0), an SVM per task is trained on
-    the inner-training proteins and scored on the inner-validation ones.
+    inner-validation and test proteins at 0), a classifier per task is
+    trained on the inner-training proteins and scored on the inner-validation
+    ones.
     The candidate's score is the mean validation ROC AUC over tasks and
     folds at its best C of ``C_grid``; the highest score wins (ties: the
     first candidate, so list the paper's protocol first). The Laplacian's
@@ -367,7 +457,7 @@ def choose_kernel_scale(candidates: list[ScaleCandidate], Y: pd.DataFrame, train
     candidates : list of ScaleCandidate (all on the same proteins, in the order of ``Y``)
     Y : DataFrame of 0/1 (n, t)
     train_mask : bool (n,)
-    n_kernels, lam, C_grid, inner_folds, seed, formulation, device, solver, eval_mask, log
+    n_kernels, lam, C_grid, inner_folds, seed, formulation, device, solver, eval_mask, log, classifier
         As in :func:`evaluate_split`; ``formulation`` must give one shared
         kernel (``mDKL``, ``mDKLKL``, ``mDKLKLu``) or per-task kernels.
 
@@ -413,9 +503,9 @@ def choose_kernel_scale(candidates: list[ScaleCandidate], Y: pd.DataFrame, train
             kern = [blocks(w @ S) for w in Wt]
             for C in C_grid:
                 if W.ndim == 1:
-                    sc = svm_task_scores(*kern[0], Yv[fit], C)
+                    sc = task_scores(*kern[0], Yv[fit], C, classifier)
                 else:
-                    sc = np.column_stack([svm_task_scores(*kern[k], Yv[fit][:, [k]], C)[:, 0]
+                    sc = np.column_stack([task_scores(*kern[k], Yv[fit][:, [k]], C, classifier)[:, 0]
                                           for k in range(len(Wt))])
                 auc[C].append(task_aucs(sc, Yv[val]))
         with warnings.catch_warnings():   # tasks without an AUC in some fold are NaN
@@ -439,8 +529,9 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
                       beta_step: float, n_kernels: int, lam: float, C_grid: list[float],
                       inner_folds: int, sens: dict, seed: int, device: str = "auto",
                       solver: str = "auto", log=None, eval_mask: np.ndarray | None = None,
+                      classifier: Callable[[float], object] | None = None,
                       ) -> pd.DataFrame:
-    """Mean ROC AUC of eBaseline and mDKL on one split against the SVM's C,
+    """Mean ROC AUC of eBaseline and mDKL on one split against the classifier's C,
     the ridge lam, the end of the beta grid (the number of kernels) and,
     optionally, the grid's step.
 
@@ -449,13 +540,16 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
     weight-averaged -beta of mDKL's combination, showing where its weight
     goes. The step sweep (``beta_step`` rows, grid ``-step * (1..n_kernels)``)
     shows how the grid's scale against the Laplacian's spectrum moves the
-    criterion's weights (``docs/diffusion_notes.md``).
+    criterion's weights (``docs/diffusion_notes.md``). Every grid, the
+    reference ``(n_kernels, beta_step)`` one and each swept one, comes from
+    :func:`biokernels.kernels.diffusion.diffusion_betas`.
 
     Parameters
     ----------
+    beta_step, n_kernels : the reference grid's step and length
     sens : dict with ``C_grid``, ``lams``, ``n_kernels`` (lists) and
         optionally ``beta_steps`` (list of positive floats)
-    (others, ``eval_mask`` included, as in :func:`evaluate_split`)
+    (others, ``eval_mask`` and ``classifier`` included, as in :func:`evaluate_split`)
 
     Returns
     -------
@@ -475,11 +569,12 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
 
     def mean_auc(s, C):
         Ktr, Kte = blocks(s)
-        return float(np.nanmean(task_aucs(svm_task_scores(Ktr, Kte, ytr, C), yte)))
+        return float(np.nanmean(task_aucs(task_scores(Ktr, Kte, ytr, C, classifier), yte)))
 
-    S = diffusion_spectra(d, diffusion_betas(n_kernels, beta_step))
+    betas = diffusion_betas(n_kernels, beta_step)
+    S = diffusion_spectra(d, betas)
     uniform = np.full(n_kernels, 1.0 / n_kernels)
-    C0, _ = choose_C(blocks, uniform @ S, ytr, C_grid, inner_folds, seed)
+    C0, _ = choose_C(blocks, uniform @ S, ytr, C_grid, inner_folds, seed, classifier)
     w0 = mdkl(S, lam)
     rows = []
 
@@ -490,18 +585,19 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
 
     for C in sens["C_grid"]:
         add("C", C, "eBaseline", mean_auc(uniform @ S, C))
-        add("C", C, "mDKL", mean_auc(w0 @ S, C), w0, diffusion_betas(n_kernels, beta_step))
+        add("C", C, "mDKL", mean_auc(w0 @ S, C), w0, betas)
         say("C=%g done", C)
     for lam_ in sens["lams"]:
         w = mdkl(S, lam_)
-        add("lam", lam_, "mDKL", mean_auc(w @ S, C0), w, diffusion_betas(n_kernels, beta_step))
+        add("lam", lam_, "mDKL", mean_auc(w @ S, C0), w, betas)
         say("lam=%g done", lam_)
     for p in sens["n_kernels"]:
-        Sp = diffusion_spectra(d, diffusion_betas(p, beta_step))
+        bp = diffusion_betas(p, beta_step)
+        Sp = diffusion_spectra(d, bp)
         up = np.full(p, 1.0 / p)
         w = mdkl(Sp, lam)
         add("n_kernels", p, "eBaseline", mean_auc(up @ Sp, C0))
-        add("n_kernels", p, "mDKL", mean_auc(w @ Sp, C0), w, diffusion_betas(p, beta_step))
+        add("n_kernels", p, "mDKL", mean_auc(w @ Sp, C0), w, bp)
         say("n_kernels=%d done", p)
     for step in sens.get("beta_steps", []):
         b = diffusion_betas(n_kernels, step)
@@ -516,9 +612,11 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
 def evaluate_sm1(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.ndarray,
                  betas: np.ndarray, C: float, max_seconds: float, max_memory_gb: float,
                  device: str = "auto", log=None, eval_mask: np.ndarray | None = None,
+                 classifier: Callable[[float], object] | None = None,
                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """SM1 (Lanckriet et al. 2004, 1-norm soft margin, QCQP) per task on one
-    split, then an SVM on each task's combined kernel, as in the paper.
+    split, then the classifier (the paper: an SVM; ``classifier`` as in
+    :func:`evaluate_split`) on each task's combined kernel.
 
     The diffusion kernels share the Laplacian's eigenvectors, so each
     training block is ``P_tr diag(n s_i) P_tr^T`` and SM1 is fitted from the
@@ -551,12 +649,9 @@ def evaluate_sm1(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.n
                           max_memory_bytes=max_memory_gb * 2 ** 30, max_seconds=max_seconds,
                           n_fits=len(tasks))
     say(reason)
-    empty = (pd.DataFrame(columns=["method", "task", "auc"]),
-             pd.DataFrame(columns=["method", "task", "beta", "weight"]),
-             pd.DataFrame(columns=["method", "seconds"]))
     if not ok:
         say("SM1 skipped: %s", reason)
-        return empty
+        return sm1_empty_tables()
     S = diffusion_spectra(d, betas) * n
     factors = [np.sqrt(s) for s in S]
     traces = S.sum(axis=1)
@@ -572,11 +667,20 @@ def evaluate_sm1(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.n
         weight_rows.extend({"method": "SM1", "task": task, "beta": b, "weight": float(w)}
                            for b, w in zip(betas, mu))
         Ktr, Kte = blocks(mu @ S / n)
-        auc = task_aucs(svm_task_scores(Ktr, Kte, ytr[:, [k]], C), yte[:, [k]])[0]
+        auc = task_aucs(task_scores(Ktr, Kte, ytr[:, [k]], C, classifier), yte[:, [k]])[0]
         roc_rows.append({"method": "SM1", "task": task, "auc": auc})
         say("SM1 task %s: AUC %.4f", task, auc)
     times = pd.DataFrame([{"method": "SM1", "seconds": time.perf_counter() - t0}])
     return pd.DataFrame(roc_rows), pd.DataFrame(weight_rows), times
+
+
+def sm1_empty_tables() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The tables of :func:`evaluate_sm1` when SM1 does not run: empty
+    ``roc`` (method, task, auc), ``weights`` (method, task, beta, weight) and
+    ``times`` (method, seconds)."""
+    return (pd.DataFrame(columns=["method", "task", "auc"]),
+            pd.DataFrame(columns=["method", "task", "beta", "weight"]),
+            pd.DataFrame(columns=["method", "seconds"]))
 
 
 def scale_candidates(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[ScaleCandidate]:
@@ -633,9 +737,11 @@ def run_split(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd
     ----------
     cfg : dict
         The study's split settings (``n_kernels``, ``beta_step``, ``lam``,
-        ``formulations``, ``solver``, ``svm_C_grid``, ``inner_folds``) with
-        the data set's ``laplacian``, ``kernel_scale``, ``unannotated`` and,
-        for ``inner_cv``, ``kernel_scale_cv``.
+        ``formulations``, ``solver``, ``svm_C_grid``, ``inner_folds``,
+        optionally ``classifier`` and ``classifier_settings``, see
+        :func:`classifier_of`) with the data set's ``laplacian``,
+        ``kernel_scale``, ``unannotated`` and, for ``inner_cv``,
+        ``kernel_scale_cv``.
     eigens : dict laplacian -> (d, P), see :func:`scale_candidates`
     Y, train_mask, seed, adjacency, device, log : as in :func:`evaluate_split`
 
@@ -645,10 +751,11 @@ def run_split(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd
     candidate and C for ``inner_cv``; one row for ``fixed``) with a
     ``chosen`` column, the record of the choice for this split.
     """
-    eval_mask = annotated_mask(Y) if cfg.get("unannotated", "negative") == "exclude" else None
+    eval_mask = _eval_mask(cfg, Y)
     if eval_mask is not None and log:
         log.info("unannotated: exclude: %d of %d proteins carry no annotation and are neither "
                  "trained on nor scored (they stay in the network)", int((~eval_mask).sum()), len(Y))
+    classifier = classifier_of(cfg)
     cands = scale_candidates(cfg, eigens)
     if cfg.get("kernel_scale", "fixed") == "fixed":
         chosen = 0
@@ -659,12 +766,13 @@ def run_split(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd
         scv = cfg["kernel_scale_cv"]
         chosen, scale = choose_kernel_scale(cands, Y, train_mask, cfg["n_kernels"], cfg["lam"],
                                             cfg["svm_C_grid"], cfg["inner_folds"], seed,
-                                            scv["formulation"], device, cfg["solver"], eval_mask, log)
+                                            scv["formulation"], device, cfg["solver"], eval_mask, log,
+                                            classifier)
     c = cands[chosen]
     res = evaluate_split(c.P, c.d, Y, train_mask, diffusion_betas(cfg["n_kernels"], c.beta_step),
                          cfg["lam"], cfg["svm_C_grid"], cfg["inner_folds"], seed,
                          tuple(cfg["formulations"]), adjacency=adjacency, device=device,
-                         solver=cfg["solver"], log=log, eval_mask=eval_mask)
+                         solver=cfg["solver"], log=log, eval_mask=eval_mask, classifier=classifier)
     res.notes["kernel_scale"] = c.name
     return res, scale
 
@@ -677,3 +785,84 @@ def chosen_scale(scale: pd.DataFrame, source: str = "scale table") -> tuple[str,
     if len(rows) != 1:
         raise ValueError(f"{source}: expected one chosen kernel scale, found {len(rows)}")
     return str(rows.iloc[0]["laplacian"]), float(rows.iloc[0]["beta_step"])
+
+
+def _eval_mask(cfg: Mapping, Y: pd.DataFrame) -> np.ndarray | None:
+    """The examples of a data set's tasks: the annotated proteins with
+    ``unannotated: exclude``, every protein (None) otherwise."""
+    return annotated_mask(Y) if cfg.get("unannotated", "negative") == "exclude" else None
+
+
+def run_sm1(cfg: Mapping, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd.DataFrame,
+            train_mask: np.ndarray, scale: pd.DataFrame, cv: pd.DataFrame, device: str = "auto",
+            log=None, source: str = "scale table") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """SM1 on the given split as the data set configures it (the workflow's
+    SM1 job): the split's chosen kernel scale, the C its inner CV chose, the
+    beta grid ``diffusion_betas(cfg["n_kernels"], chosen step)``, then
+    :func:`evaluate_sm1` with the configured classifier.
+
+    Parameters
+    ----------
+    cfg : mapping
+        ``n_kernels``, ``sm1`` (``enabled``, ``max_seconds``,
+        ``max_memory_gb``, optional ``on_deviations``), optional
+        ``deviation``, ``unannotated``, ``classifier``, ``classifier_settings``.
+    eigens : dict laplacian -> (d (n,), P (n, n))
+    Y, train_mask : as in :func:`evaluate_split`
+    scale : DataFrame
+        The split's kernel-scale table (:func:`run_split`).
+    cv : DataFrame
+        The split's inner-CV table (``C``, ``chosen``).
+    device, log : as in :func:`evaluate_split`
+    source : str
+        Name of the scale table, for messages.
+
+    Returns
+    -------
+    roc, weights, times : as :func:`evaluate_sm1`; empty (:func:`sm1_empty_tables`)
+    and the reason logged when ``sm1.enabled`` is false, or when the data set
+    carries a ``deviation`` and ``sm1.on_deviations`` is false.
+
+    Raises
+    ------
+    ValueError
+        The scale table has no single chosen scale (:func:`chosen_scale`),
+        or no C of the inner-CV table is chosen.
+    """
+    say = log.info if log else (lambda *a, **k: None)
+    sm1 = cfg["sm1"]
+    if cfg.get("deviation") and not sm1.get("on_deviations", False):
+        say("SM1 skipped: this data set carries a deviation from the paper's protocol (%s) and "
+            "diffusion.sm1.on_deviations is false", cfg["deviation"])
+        return sm1_empty_tables()
+    if not sm1["enabled"]:
+        say("SM1 disabled in the config (diffusion.sm1.enabled: false)")
+        return sm1_empty_tables()
+    lap, step = chosen_scale(scale, source)
+    d, P = eigens[lap]
+    say("kernel scale of split 00: %s Laplacian, beta step %g", lap, step)
+    chosen = cv.loc[cv["chosen"].astype(bool), "C"]
+    if chosen.empty:
+        raise ValueError("inner-CV table: no chosen C")
+    return evaluate_sm1(P, d, Y, train_mask, diffusion_betas(cfg["n_kernels"], step), float(chosen.iloc[0]),
+                        sm1["max_seconds"], sm1["max_memory_gb"], device, log, _eval_mask(cfg, Y),
+                        classifier_of(cfg))
+
+
+def run_sensitivity(cfg: Mapping, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd.DataFrame,
+                    train_mask: np.ndarray, scale: pd.DataFrame, seed: int, device: str = "auto",
+                    log=None, source: str = "scale table") -> pd.DataFrame:
+    """The sensitivity table of a data set (the workflow's sensitivity job):
+    :func:`sensitivity_table` on the split's chosen kernel scale, with the
+    settings of ``cfg`` (``n_kernels``, ``lam``, ``svm_C_grid``,
+    ``inner_folds``, ``sensitivity``, ``solver``, optional ``unannotated``,
+    ``classifier``, ``classifier_settings``). ``scale``: the split's
+    kernel-scale table; others as in :func:`run_sm1`. Returns the table of
+    :func:`sensitivity_table`."""
+    say = log.info if log else (lambda *a, **k: None)
+    lap, step = chosen_scale(scale, source)
+    d, P = eigens[lap]
+    say("kernel scale of split 00: %s Laplacian, beta step %g", lap, step)
+    return sensitivity_table(P, d, Y, train_mask, step, cfg["n_kernels"], cfg["lam"], cfg["svm_C_grid"],
+                             cfg["inner_folds"], cfg["sensitivity"], seed, device, cfg["solver"], log,
+                             _eval_mask(cfg, Y), classifier_of(cfg))

@@ -27,9 +27,14 @@ Choices the paper leaves open, made here and stated once:
   lines; source predictions after subtracting the source training mean), so
   the NTK sees blocks of equal weight whatever their dimension or units.
 * Every kernel model fits ``y - mean(y_train)`` and adds the mean back (an
-  intercept), so large ridges shrink towards the cell line's mean, not
-  towards zero expression; translation fits the centred residual, i.e. it
-  also learns the constant shift of a new cell line.
+  intercept: ``fit_intercept`` of :func:`biokernels.solvers.ridge.solve_ridge`),
+  so large ridges shrink towards the cell line's mean, not towards zero
+  expression; translation fits the centred residual, i.e. it also learns the
+  constant shift of a new cell line.
+* Ridges (absolute λ) are chosen on a grid by a holdout
+  (:func:`biokernels.solvers.ridge.select_ridge_holdout`, the smallest λ on
+  ties): the source model's on a random source subset, each target model's
+  on a random subset of one target cell line.
 * The NTK is that of a one-hidden-layer ReLU network with bias
   (:mod:`biokernels.kernels.ntk`).
 """
@@ -46,7 +51,7 @@ from biokernels.studies.drug_screen.tables import MODELS, assign_folds, split_ce
 from biokernels.errors import InputError
 from biokernels.kernels.ntk import ntk_relu_indexed
 from biokernels.metrics import pearson_r_centred, pearson_r_paper, per_sample_cosine, per_sample_r2
-from biokernels.solvers.ridge import NTKRidge, solve_ridge
+from biokernels.solvers.ridge import NTKRidge, predict_ridge, solve_ridge
 
 KERNEL_MODELS = MODELS[1:]
 
@@ -144,22 +149,22 @@ def krr_fit_predict(X_train: np.ndarray, Y_train: np.ndarray, X_test: np.ndarray
 
     Fits ``(K + lam I) alpha = Y - mean(Y)`` and predicts
     ``k(x, X) alpha + mean(Y)``, in float64, with
-    :class:`biokernels.solvers.ridge.NTKRidge`.
+    :class:`biokernels.solvers.ridge.NTKRidge` (``fit_intercept=True``).
 
     Parameters
     ----------
-    X_train : array (n, p); Y_train : array (n, d); X_test : array (m, p)
-    lam : float >= 0
+    X_train : array (n, p); Y_train : array (n, d) or (n,); X_test : array (m, p)
+    lam : float >= 0, absolute ridge
     kernel_params : dict, optional
         ``w_std``/``b_std`` of :func:`biokernels.kernels.ntk.ntk_relu`.
 
     Returns
     -------
-    array (m, d)
+    array (m, d) or (m,), float64
     """
-    mu = Y_train.mean(axis=0)
-    model = NTKRidge(lam=lam, solver=solver, device=device, dtype=torch.float64, **(kernel_params or {}))
-    return model.fit(X_train, Y_train - mu).predict(X_test) + mu
+    model = NTKRidge(lam=lam, solver=solver, device=device, dtype=torch.float64, fit_intercept=True,
+                     **(kernel_params or {}))
+    return model.fit(X_train, Y_train).predict(X_test)
 
 
 class SourceModel:
@@ -171,7 +176,7 @@ class SourceModel:
     Parameters
     ----------
     lam : float
-        Ridge (paper: 1000, chosen on a 10k random subset).
+        Absolute ridge (paper: 1000, chosen on a 10k random subset).
     kernel_params : dict, optional
     device : torch device
     solver : {"auto", "cholesky", "cg"}
@@ -180,6 +185,12 @@ class SourceModel:
         float32 (default, what fits at full scale) or float64.
     block : int
         Rows per block when predicting.
+
+    Attributes
+    ----------
+    alpha_ : torch.Tensor (n_train, d), dual coefficients (set by ``fit``, like the two below)
+    mu_ : ndarray (d,), the intercept: mean training expression (float64)
+    info_ : dict, the ``info`` of :func:`biokernels.solvers.ridge.solve_ridge`
     """
 
     def __init__(self, lam: float, kernel_params: dict | None = None, device="cpu", solver: str = "auto",
@@ -197,10 +208,9 @@ class SourceModel:
         n = len(train)
         K = torch.empty((n, n), dtype=self.dtype, device=dev)
         ntk_relu_indexed(self._Gd, self._Gc, self._rows, None, out=K, dtype=self.dtype, **self.kernel_params)
-        self.mu_ = data.Y[train].mean(axis=0)
-        self.alpha_, self.info_ = solve_ridge(K, torch.as_tensor(data.Y[train] - self.mu_, dtype=self.dtype,
-                                                                 device=dev), self.lam, method=self.solver,
+        self.alpha_, self.info_ = solve_ridge(K, data.Y[train], self.lam, method=self.solver, fit_intercept=True,
                                               overwrite=True)
+        self.mu_ = self.info_["intercept"]
         del K
         return self
 
@@ -212,26 +222,8 @@ class SourceModel:
             blk = idx[s:s + self.block]
             rows = (torch.as_tensor(data.drug_idx[blk], device=dev), torch.as_tensor(data.cell_idx[blk], device=dev))
             Kb = ntk_relu_indexed(self._Gd, self._Gc, rows, self._rows, dtype=self.dtype, **self.kernel_params)
-            out[s:s + len(blk)] = (Kb @ self.alpha_).double().cpu().numpy()
-        return out + self.mu_
-
-
-def select_ridge(score_fn, grid: list[float]) -> tuple[float, pd.DataFrame]:
-    """Grid search: ``score_fn(lam)`` returns the validation mean R²; the best
-    lam (the smallest on ties) and the table ``lam``, ``r2``."""
-    rows = [{"lam": float(lam), "r2": float(score_fn(lam))} for lam in grid]
-    table = pd.DataFrame(rows)
-    best = float(table.sort_values(["r2", "lam"], ascending=[False, True]).iloc[0]["lam"])
-    return best, table
-
-
-def holdout(n: int, subset: int, seed: int, frac: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
-    """Random subset of ``min(n, subset)`` positions split into train and
-    validation (``frac``), for ridge selection."""
-    rng = np.random.default_rng(seed)
-    pick = rng.permutation(n)[:min(n, subset)]
-    n_val = max(1, int(round(frac * len(pick))))
-    return pick[n_val:], pick[:n_val]
+            out[s:s + len(blk)] = predict_ridge(Kb, self.alpha_, self.mu_)
+        return out
 
 
 # --------------------------------------------------------------------------- transfer
@@ -269,7 +261,7 @@ def fit_predict_target(model: str, feats_tr: dict, Y_tr: np.ndarray, fs_tr: np.n
     feats_tr, feats_te : dicts from :func:`transfer_features`
     Y_tr : array (n, d), true training expression
     fs_tr, fs_te : arrays, source predictions for the training / test pairs
-    lam : float, ridge of this model
+    lam : float, absolute ridge of this model
 
     Returns
     -------
@@ -311,7 +303,7 @@ def cross_validate_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.nda
     Parameters
     ----------
     f_s : DataFrame (target pairs x genes), source predictions, index = pair id
-    lams : dict model -> ridge
+    lams : dict model -> absolute ridge
 
     Returns
     -------

@@ -21,12 +21,17 @@ compared on held-out target samples:
     source-learned combination ``K_w = Σ_r w_r K_r``, then on the target
     ``f_t = f_s + f_c`` with ``f_c`` a kernel regression (same ``K_w``) on the
     residual ``y_t - f_s(X_t)``; classify by the sign. The paper solved the
-    CIFAR-10-C translations "exactly (no ridge)"; here the ridge, relative
-    to the kernel's mean diagonal (``(K + λ·mean(diag K) I) α = y``), is
-    chosen by closed-form leave-one-out from a grid (``RIDGE_GRID``, from
-    1e-6 ≈ exact) on the source samples for ``f_s`` and on the target
-    residuals for ``f_c``, using training samples only; fixed numbers can be
-    given instead.
+    CIFAR-10-C translations "exactly (no ridge)"; here a small ridge is
+    added, given relative to the kernel's mean diagonal: ``ridge_rel``, the
+    absolute ``λ = ridge_rel · mean(diag K)``
+    (:func:`biokernels.solvers.ridge_core.absolute_ridge`), so
+    ``(K + λ I) α = y``. It is chosen by closed-form leave-one-out from a
+    grid (``RIDGE_REL_GRID``, from 1e-6 ≈ exact) on the source samples for
+    ``f_s`` and on the target residuals for ``f_c``, using training samples
+    only; fixed numbers can be given instead. (Relative, so that one grid
+    fits every learned combination ``Σ_r w_r K_r``, whose scale follows the
+    method's weight normalisation: weights summing to 1, or of unit L2 norm
+    for CKA.)
 
 ``source`` (``f_s`` alone on the target test samples) is reported beside
 them, as in the paper's Fig. 3 (not in S7).
@@ -70,7 +75,8 @@ Tasks (builders below, both pure given a seed):
   line and new drugs), as the digits source and target images are disjoint.
 
 Outputs are tidy DataFrames: accuracies (target, method, model, accuracy,
-seed, n_train, n_test) and weights (target, method, kernel, weight, seed).
+seed, n_train, n_test, ridge_rel) and weights (target, method, kernel,
+weight, seed).
 """
 
 from __future__ import annotations
@@ -80,22 +86,24 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import scipy.linalg
 from scipy.spatial.distance import cdist, pdist
 
 from biokernels.errors import InputError
 from biokernels.solvers.kernel_lists import check_binary_labels, combine_kernels
-from biokernels.solvers.mkl import CKA, PWMK, EasyMKL, FHeuristic, MKLClassifier
+from biokernels.solvers.mkl import MKLClassifier, make_mkl
+# the torch-free half of the ridge service: these rules run in the core environment (no torch)
+from biokernels.solvers.ridge_core import NotPositiveDefiniteError, absolute_ridge, ridge_scale, solve_ridge_exact
 
-__all__ = ["METHODS", "MODELS", "KERNEL_NAMES", "RIDGE_GRID", "KernelSpec", "resolve_kernel_spec",
-           "base_kernels", "krr_coefficients", "loo_ridge", "translate", "run_transfer", "digit_tasks",
+__all__ = ["METHODS", "MODELS", "KERNEL_NAMES", "RIDGE_REL_GRID", "KernelSpec", "resolve_kernel_spec",
+           "base_kernels", "krr_coefficients", "loo_ridge_rel", "translate", "run_transfer", "digit_tasks",
            "viability_tasks", "summarize", "plot_accuracies"]
 
 METHODS = ("CKA", "EasyMKL", "FHeuristic", "PWMK")
 MODELS = ("baseline", "transfer", "translation", "source")
 KERNEL_NAMES = ("laplace", "gaussian", "linear")
-# Relative ridges tried by leave-one-out for the translation's regressions.
-RIDGE_GRID = (1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+# Relative ridges (ridge_rel: multiples of mean(diag K)) tried by leave-one-out
+# for the translation's regressions.
+RIDGE_REL_GRID = (1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 
 
 # ----------------------------------------------------------------- kernels
@@ -215,15 +223,22 @@ def base_kernels(X, Z=None, spec: KernelSpec | None = None) -> list[np.ndarray]:
 
 
 # ------------------------------------------------------------ translation
-def krr_coefficients(K, y, ridge: float) -> np.ndarray:
-    """Kernel regression coefficients ``α = (K + λ̄ I)⁻¹ y``, ``λ̄ = ridge · mean(diag K)``.
+def krr_coefficients(K, y, ridge_rel: float) -> np.ndarray:
+    """Kernel regression coefficients ``α = (K + λ I)⁻¹ y`` with ``λ = ridge_rel · mean(diag K)``.
+
+    Solved by the ridge service's exact solve
+    (:func:`biokernels.solvers.ridge_core.solve_ridge_exact`: SciPy's
+    Cholesky, float64, no intercept; torch-free, as these rules run in the
+    core environment); when ``K + λ I`` is not positive definite (``ridge_rel
+    = 0`` on a singular K) the minimum-norm least-squares solution
+    (``numpy.linalg.lstsq``) is returned instead.
 
     Parameters
     ----------
     K : array (n, n), symmetric PSD; y : array (n,) or (n, k), float
-    ridge : float >= 0, relative to the mean diagonal (0 = interpolation, the
-        paper's "exact" kernel regression; a least-squares solve is used when
-        the Cholesky factorisation fails)
+    ridge_rel : float >= 0, relative to the mean diagonal
+        (:func:`~biokernels.solvers.ridge_core.absolute_ridge`; 0 =
+        interpolation, the paper's "exact" kernel regression)
 
     Returns
     -------
@@ -232,38 +247,44 @@ def krr_coefficients(K, y, ridge: float) -> np.ndarray:
     Raises
     ------
     InputError
-        Negative ridge or shapes that disagree.
+        Negative or non-finite ``ridge_rel``, shapes that disagree.
     """
     K = np.asarray(K, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    if not ridge >= 0:
-        raise InputError(f"ridge: expected >= 0, got {ridge}")
     if K.ndim != 2 or K.shape[0] != K.shape[1] or y.shape[0] != K.shape[0]:
         raise InputError(f"krr: expected K (n, n) and y (n,), got {K.shape} and {y.shape}")
-    scale = float(np.mean(np.diag(K)))
-    A = K + (ridge * max(scale, np.finfo(float).tiny)) * np.eye(K.shape[0])
+    lam = absolute_ridge(K, ridge_rel)
     try:
-        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(A, lower=True, check_finite=False), y,
-                                      check_finite=False)
-    except np.linalg.LinAlgError:
-        return np.linalg.lstsq(A, y, rcond=None)[0]
+        return solve_ridge_exact(K, y, lam)[0]
+    except NotPositiveDefiniteError:
+        return np.linalg.lstsq(K + lam * np.eye(K.shape[0]), y, rcond=None)[0]
 
 
-def loo_ridge(K, y, grid: Sequence[float]) -> tuple[float, np.ndarray, np.ndarray]:
-    """Pick the relative ridge of :func:`krr_coefficients` by leave-one-out squared error.
+def loo_ridge_rel(K, y, grid: Sequence[float]) -> tuple[float, np.ndarray, np.ndarray]:
+    """Pick the relative ridge ``ridge_rel`` of :func:`krr_coefficients` by leave-one-out squared error.
 
     Closed form from one eigendecomposition ``K = U Λ U'``: with
-    ``A = K + λ̄ I``, the LOO residuals are ``(A⁻¹y)_i / (A⁻¹)_ii``.
-    Eigenvalues are clipped at ``1e-12 · λ_max`` (a 0 ridge on a singular K).
+    ``A = K + λ I`` (``λ = ridge_rel · mean(diag K)``,
+    :func:`~biokernels.solvers.ridge_core.ridge_scale`), the LOO residuals
+    are ``(A⁻¹y)_i / (A⁻¹)_ii`` (Allen 1974; Rifkin & Lippert 2007) and
+    ``α = U (Λ + λ)⁻¹ U'y``. Eigenvalues are clipped at ``1e-12 · λ_max`` (a
+    0 ridge on a singular K).
+
+    This is a different selection criterion (leave-one-out, not a holdout)
+    and a different algorithm (one eigendecomposition for the whole grid,
+    not a Cholesky per grid value) from the ridge service's
+    :func:`~biokernels.solvers.ridge_core.select_ridge_holdout`; it shares
+    the service's relative-to-absolute conversion.
 
     Parameters
     ----------
-    K : (n, n) symmetric PSD; y : (n,) float; grid : non-empty ridges >= 0
-        (relative to mean(diag K)); ties go to the larger ridge.
+    K : (n, n) symmetric PSD; y : (n,) float; grid : non-empty ``ridge_rel``
+        values >= 0 (relative to mean(diag K)); ties (LOO errors within a
+        relative 1e-12 of the minimum) go to the larger ridge.
 
     Returns
     -------
-    ridge : float, the chosen grid value
+    ridge_rel : float, the chosen grid value
     alpha : (n,), the coefficients at that ridge
     loo_mse : (len(grid),), the LOO mean squared error of every grid value
 
@@ -274,16 +295,16 @@ def loo_ridge(K, y, grid: Sequence[float]) -> tuple[float, np.ndarray, np.ndarra
     """
     grid = [float(g) for g in grid]
     if not grid or min(grid) < 0:
-        raise InputError(f"ridge grid: expected non-negative values, got {grid}")
+        raise InputError(f"ridge_rel grid: expected non-negative values, got {grid}")
     K = np.asarray(K, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if K.ndim != 2 or K.shape[0] != K.shape[1] or y.shape != (K.shape[0],):
-        raise InputError(f"loo_ridge: expected K (n, n) and y (n,), got {K.shape} and {y.shape}")
+        raise InputError(f"loo_ridge_rel: expected K (n, n) and y (n,), got {K.shape} and {y.shape}")
     lam, U = np.linalg.eigh(0.5 * (K + K.T))
     lam = np.maximum(lam, 1e-12 * max(float(lam.max()), np.finfo(float).tiny))
     Uy = U.T @ y
     U2 = U * U
-    scale = max(float(np.mean(np.diag(K))), np.finfo(float).tiny)
+    scale = ridge_scale(K)
     mse, alphas = [], []
     for g in grid:
         inv = 1.0 / (lam + g * scale)
@@ -295,16 +316,16 @@ def loo_ridge(K, y, grid: Sequence[float]) -> tuple[float, np.ndarray, np.ndarra
     return grid[best], alphas[best], mse
 
 
-def _fit(K, y, ridge) -> tuple[float, np.ndarray]:
-    """(ridge, α): a number is used as is, a sequence is a LOO grid (:func:`loo_ridge`)."""
-    if isinstance(ridge, (int, float, np.floating)):
-        return float(ridge), krr_coefficients(K, y, float(ridge))
-    r, a, _ = loo_ridge(K, y, ridge)
+def _fit(K, y, ridge_rel) -> tuple[float, np.ndarray]:
+    """(ridge_rel, α): a number is used as is, a sequence is a LOO grid (:func:`loo_ridge_rel`)."""
+    if isinstance(ridge_rel, (int, float, np.floating)):
+        return float(ridge_rel), krr_coefficients(K, y, float(ridge_rel))
+    r, a, _ = loo_ridge_rel(K, y, ridge_rel)
     return r, a
 
 
-def translate(K_ss, y_s, K_ts, K_tt, y_t, K_qs, K_qt, source_ridge: float | Sequence[float] = 1e-4,
-              target_ridge: float | Sequence[float] = 1e-4) -> dict:
+def translate(K_ss, y_s, K_ts, K_tt, y_t, K_qs, K_qt, source_ridge_rel: float | Sequence[float] = 1e-4,
+              target_ridge_rel: float | Sequence[float] = 1e-4) -> dict:
     """Translated kernel predictor (Definition 2) with precomputed kernels.
 
     ``f_s = K(·, X_s) α_s`` with ``α_s = krr(K_ss, y_s)``; ``f_c = K(·, X_t) α_c``
@@ -316,15 +337,15 @@ def translate(K_ss, y_s, K_ts, K_tt, y_t, K_qs, K_qt, source_ridge: float | Sequ
     K_ts : (n_t, n_s) target training vs source training
     K_tt : (n_t, n_t) target training kernel; y_t : (n_t,) float target targets
     K_qs : (n_q, n_s) and K_qt : (n_q, n_t) query vs source / target training
-    source_ridge, target_ridge : float >= 0 (see :func:`krr_coefficients`),
-        or a grid chosen by leave-one-out on the source samples / on the
-        target residuals (:func:`loo_ridge`)
+    source_ridge_rel, target_ridge_rel : float >= 0, relative ridges (see
+        :func:`krr_coefficients`), or a grid chosen by leave-one-out on the
+        source samples / on the target residuals (:func:`loo_ridge_rel`)
 
     Returns
     -------
     dict: ``source`` = f_s(queries), ``correction`` = f_c(queries),
     ``translation`` = f_s + f_c, each (n_q,); ``source_on_target`` = f_s(X_t)
-    (n_t,); ``source_ridge``, ``target_ridge``: the ridges used.
+    (n_t,); ``source_ridge_rel``, ``target_ridge_rel``: the relative ridges used.
 
     Raises
     ------
@@ -333,37 +354,33 @@ def translate(K_ss, y_s, K_ts, K_tt, y_t, K_qs, K_qt, source_ridge: float | Sequ
 
     Notes
     -----
-    A huge ``target_ridge`` gives f_c → 0 (translation = source model);
+    A huge ``target_ridge_rel`` gives f_c → 0 (translation = source model);
     ``y_s = 0`` gives f_s = 0 (translation = target-only kernel regression).
     Cost: one n_s³/3 and one n_t³/3 Cholesky (an eigendecomposition each
     with grids); memory: the given kernels.
     """
     K_ts, K_qs, K_qt = (np.asarray(a, dtype=np.float64) for a in (K_ts, K_qs, K_qt))
-    r_s, a_s = _fit(K_ss, y_s, source_ridge)
+    r_s, a_s = _fit(K_ss, y_s, source_ridge_rel)
     if K_ts.shape != (np.shape(K_tt)[0], a_s.shape[0]) or K_qs.shape[1] != a_s.shape[0] \
             or K_qt.shape != (K_qs.shape[0], np.shape(K_tt)[0]):
         raise InputError(f"translate: inconsistent kernel shapes K_ts {K_ts.shape}, K_tt {np.shape(K_tt)}, "
                          f"K_qs {K_qs.shape}, K_qt {K_qt.shape} for {a_s.shape[0]} source samples")
     fs_t = K_ts @ a_s
-    r_t, a_c = _fit(K_tt, np.asarray(y_t, dtype=np.float64) - fs_t, target_ridge)
+    r_t, a_c = _fit(K_tt, np.asarray(y_t, dtype=np.float64) - fs_t, target_ridge_rel)
     fs_q = K_qs @ a_s
     fc_q = K_qt @ a_c
     return {"source": fs_q, "correction": fc_q, "translation": fs_q + fc_q, "source_on_target": fs_t,
-            "source_ridge": r_s, "target_ridge": r_t}
+            "source_ridge_rel": r_s, "target_ridge_rel": r_t}
 
 
 # ---------------------------------------------------------------- runner
 def _make_mkl(method: str, learners: Mapping) -> object:
-    if method == "CKA":
-        return CKA(psd_tol=None)
-    if method == "EasyMKL":
-        return EasyMKL(lam=float(learners.get("easymkl_lam", 0.1)), psd_tol=None)
-    if method == "FHeuristic":
-        return FHeuristic(psd_tol=None)
-    if method == "PWMK":
-        return PWMK(delta=float(learners.get("pwmk_delta", 0.0)), cv=int(learners.get("pwmk_cv", 3)),
-                    psd_tol=None)
-    raise InputError(f"methods: unknown MKL method {method!r}; expected one of {list(METHODS)}")
+    """The MKL method ``method`` of :data:`biokernels.solvers.mkl.MKL_METHODS`
+    with its ``learners`` settings (``easymkl_lam``, ``pwmk_delta``,
+    ``pwmk_cv``, ...: :func:`~biokernels.solvers.mkl.make_mkl`), unfitted;
+    ``psd_tol=None`` as the base kernels are checked once when built.
+    Raises InputError for an unknown method (the known ones listed) or setting."""
+    return make_mkl(method, learners, psd_tol=None)
 
 
 def _classifier(method: str, learners: Mapping, weights=None) -> MKLClassifier:
@@ -408,15 +425,15 @@ def transfer_options(model: Mapping) -> dict:
     """Keyword arguments of :func:`run_transfer` from the ``mkl_transfer``
     config section (``methods``, ``kernels``, ``learners``, ``translation``)."""
     return {"methods": model["methods"], "kernels": model["kernels"], "learners": model["learners"],
-            "source_ridge": model["translation"]["source_ridge"],
-            "target_ridge": model["translation"]["target_ridge"]}
+            "source_ridge_rel": model["translation"]["source_ridge_rel"],
+            "target_ridge_rel": model["translation"]["target_ridge_rel"]}
 
 
 def run_transfer(source: Mapping, targets: Mapping[str, Mapping], *, seed: int,
                  methods: Sequence[str] = METHODS, kernels: Mapping | None = None,
                  learners: Mapping | None = None,
-                 source_ridge: float | Sequence[float] = RIDGE_GRID,
-                 target_ridge: float | Sequence[float] = RIDGE_GRID) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 source_ridge_rel: float | Sequence[float] = RIDGE_REL_GRID,
+                 target_ridge_rel: float | Sequence[float] = RIDGE_REL_GRID) -> tuple[pd.DataFrame, pd.DataFrame]:
     """SI Fig. S7 on one source task and several targets: baseline, transfer, translation per MKL method.
 
     Parameters
@@ -432,10 +449,11 @@ def run_transfer(source: Mapping, targets: Mapping[str, Mapping], *, seed: int,
         (see :func:`resolve_kernel_spec`); default 10 / "match" / "match".
     learners : ``{"svc_C": 1000, "komd_lam": 0.1, "easymkl_lam": 0.1,
         "pwmk_delta": 0, "pwmk_cv": 3}`` (defaults as shown: MKLpy's)
-    source_ridge, target_ridge : relative ridges of the translation's
-        regressions (:func:`krr_coefficients`), or grids chosen by
-        leave-one-out on the source / target training samples
-        (:func:`loo_ridge`; default ``RIDGE_GRID``). The paper solved exactly
+    source_ridge_rel, target_ridge_rel : relative ridges (multiples of
+        mean(diag K)) of the translation's regressions
+        (:func:`krr_coefficients`), or grids chosen by leave-one-out on the
+        source / target training samples (:func:`loo_ridge_rel`; default
+        ``RIDGE_REL_GRID``). The paper solved exactly
         (ridge 0); on the small tasks here the near-interpolating linear
         part of a combination (e.g. CKA's all-linear weights, n_t = 88 vs
         64 pixels) makes an unregularised fit unstable.
@@ -443,8 +461,9 @@ def run_transfer(source: Mapping, targets: Mapping[str, Mapping], *, seed: int,
     Returns
     -------
     accuracies : DataFrame, columns target, method, model, accuracy, seed,
-        n_train, n_test, ridge (the translation's target ridge, the source
-        model's source ridge; NaN for the MKL classifiers). ``target == "source"`` rows hold the source model's
+        n_train, n_test, ridge_rel (relative ridge: the translation's target
+        ``ridge_rel``, the source model's source ``ridge_rel``; NaN for the
+        MKL classifiers). ``target == "source"`` rows hold the source model's
         accuracy on the source test samples (models ``baseline`` = MKL
         classifier, ``source`` = kernel regression ``f_s``).
     weights : DataFrame, columns target, method, kernel, weight, seed: the
@@ -494,11 +513,11 @@ def run_transfer(source: Mapping, targets: Mapping[str, Mapping], *, seed: int,
                          "accuracy": _acc(src_clf.predict(Ks_qs_src), ysq), "seed": seed,
                          "n_train": len(ys), "n_test": len(ysq)})
         K_ss = combine_kernels(Ks_ss, w)
-        r_s, a_s = _fit(K_ss, pm(ys), source_ridge)
+        r_s, a_s = _fit(K_ss, pm(ys), source_ridge_rel)
         f_src = combine_kernels(Ks_qs_src, w) @ a_s
         acc_rows.append({"target": "source", "method": method, "model": "source",
                          "accuracy": _acc(np.where(f_src >= 0, classes[1], classes[0]), ysq), "seed": seed,
-                         "n_train": len(ys), "n_test": len(ysq), "ridge": r_s})
+                         "n_train": len(ys), "n_test": len(ysq), "ridge_rel": r_s})
         for name, (Xt, yt, Xq, yq, _) in checked.items():
             K = tgt_kernels[name]
             row = {"target": name, "method": method, "seed": seed, "n_train": len(yt), "n_test": len(yq)}
@@ -512,13 +531,13 @@ def run_transfer(source: Mapping, targets: Mapping[str, Mapping], *, seed: int,
             tr = _classifier(method, learners, weights=w).fit(K["tt"], yt)
             acc_rows.append(row | {"model": "transfer", "accuracy": _acc(tr.predict(K["qt"]), yq)})
             out = translate(K_ss, pm(ys), combine_kernels(K["ts"], w), combine_kernels(K["tt"], w), pm(yt),
-                            combine_kernels(K["qs"], w), combine_kernels(K["qt"], w), r_s, target_ridge)
+                            combine_kernels(K["qs"], w), combine_kernels(K["qt"], w), r_s, target_ridge_rel)
             lab = lambda f: np.where(f >= 0, classes[1], classes[0])  # noqa: E731
             acc_rows.append(row | {"model": "translation", "accuracy": _acc(lab(out["translation"]), yq),
-                                   "ridge": out["target_ridge"]})
-            acc_rows.append(row | {"model": "source", "accuracy": _acc(lab(out["source"]), yq), "ridge": r_s})
+                                   "ridge_rel": out["target_ridge_rel"]})
+            acc_rows.append(row | {"model": "source", "accuracy": _acc(lab(out["source"]), yq), "ridge_rel": r_s})
     acc = pd.DataFrame(acc_rows, columns=["target", "method", "model", "accuracy", "seed", "n_train", "n_test",
-                                          "ridge"])
+                                          "ridge_rel"])
     return acc, pd.DataFrame(w_rows, columns=["target", "method", "kernel", "weight", "seed"])
 
 

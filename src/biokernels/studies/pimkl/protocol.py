@@ -68,18 +68,23 @@ METHODS = ("pimkl", "pathway_mean", "svm_linear", "svm_rbf")
 # ---------------------------------------------------------------------------
 # data loading (workflow side)
 
+#: The PIMKL study's defaults per network format, below the source's own
+#: settings: its ``edges`` files carry a ``weight`` column (the generated
+#: default network; the readers' own default is unweighted).
+NETWORK_DEFAULTS = {"edges": {"weight_col": "weight"}}
+
+
 def load_network(spec: dict) -> tuple[pd.DataFrame, dict]:
     """Read the interaction network of a PIMKL source.
 
     Parameters
     ----------
     spec : dict
-        ``format``: ``"string"`` (:func:`biokernels.io.pathways.read_string_network`;
-        optional ``score_threshold`` on STRING's 0-1000 scale), ``"sif"``
-        (:func:`~biokernels.io.pathways.read_sif`; optional
-        ``interaction_types``) or ``"edges"`` (a ``protein_a, protein_b,
-        weight`` TSV, :func:`biokernels.io.networks.read_edge_list`);
-        ``path``: the file.
+        ``format``: a key of :data:`biokernels.io.networks.NETWORK_READERS`
+        (``"string"``, ``"sif"``, ``"edges"``, ``"gem"``); ``path``: the file;
+        every other key is a setting of that format's reader (e.g.
+        ``score_threshold`` of ``"string"`` on STRING's 0-1000 scale,
+        ``interaction_types`` of ``"sif"``), over :data:`NETWORK_DEFAULTS`.
 
     Returns
     -------
@@ -89,19 +94,16 @@ def load_network(spec: dict) -> tuple[pd.DataFrame, dict]:
     Raises
     ------
     InputError
-        Unknown format, or whatever the reader raises.
+        Unknown format (the known ones are listed), a setting the reader
+        does not take, or whatever the reader raises.
     """
-    from biokernels.io.networks import read_edge_list
-    from biokernels.io.pathways import read_sif, read_string_network
+    from biokernels.io.networks import NETWORK_READERS
+    from biokernels.registry import call, lookup
 
-    fmt, path = spec.get("format"), spec["path"]
-    if fmt == "string":
-        return read_string_network(path, score_threshold=float(spec.get("score_threshold", 0) or 0))
-    if fmt == "sif":
-        return read_sif(path, interaction_types=spec.get("interaction_types"))
-    if fmt == "edges":
-        return read_edge_list(path, weight_col="weight")
-    raise InputError(f"network format {fmt!r}: expected 'string', 'sif' or 'edges'")
+    fmt = spec.get("format")
+    reader = lookup(NETWORK_READERS, fmt, "network format")
+    settings = {**NETWORK_DEFAULTS.get(fmt, {}), **{k: v for k, v in spec.items() if k not in ("format", "path")}}
+    return call(reader, settings, f"network ({fmt})", spec["path"])
 
 
 def load_cohort(spec: dict, collapse: str = "max_mean", name: str = "<cohort>"
@@ -111,19 +113,19 @@ def load_cohort(spec: dict, collapse: str = "max_mean", name: str = "<cohort>"
     Parameters
     ----------
     spec : dict
-        ``format``:
+        ``format``: a key of :data:`biokernels.io.cohorts.COHORT_READERS`;
+        every other key is a keyword argument of that format's reader:
 
-        * ``"tsv"``: ``expression_path`` (samples x genes) and ``labels_path``
-          (:func:`biokernels.io.cohorts.read_cohort`); optional ``cna_path``
-          (samples x genes, same samples) read into ``counts["cna"]``;
+        * ``"tsv"``: ``expression_path`` (samples x genes), ``labels_path``,
+          optional ``cna_path`` (:func:`biokernels.io.cohorts.load_tsv_cohort`);
         * ``"vdxs"``: genefu vdxs files ``expression_path``,
           ``annotation_path``, ``clinical_path``, optional ``series``
           (default ``"VDX"`` = GSE2034), ``endpoint`` (default ``"rfs"``)
-          (:func:`~biokernels.io.cohorts.read_vdxs_cohort`);
+          (:func:`~biokernels.io.cohorts.load_vdxs_cohort`);
         * ``"arff"``: scikit-survival GSE7390 ``arff_path``, optional
           ``annotation_path`` (probe -> HUGO symbol, e.g. vdxs' annotation;
           without it the probes stay columns)
-          (:func:`~biokernels.io.cohorts.read_arff_cohort`).
+          (:func:`~biokernels.io.cohorts.load_arff_cohort`).
     collapse : {"max_mean", "mean"}
         Probe collapse of the microarray formats (ignored for ``"tsv"``).
     name : str
@@ -139,38 +141,15 @@ def load_cohort(spec: dict, collapse: str = "max_mean", name: str = "<cohort>"
     Raises
     ------
     InputError
-        Unknown format, NaN values, mismatched sample ids, ... (the readers').
+        Unknown format (the known ones are listed), a key the format does
+        not take, NaN values, mismatched sample ids, ... (the readers').
     """
-    from biokernels.io.cohorts import (read_arff_cohort, read_cohort, read_expression_tsv,
-                                       read_vdxs_cohort)
+    from biokernels.io.cohorts import COHORT_READERS
+    from biokernels.registry import call, lookup
 
-    fmt = spec.get("format")
-    if fmt == "tsv":
-        X, y, counts = read_cohort(spec["expression_path"], spec["labels_path"])
-        counts["has_probes"] = False
-        if spec.get("cna_path"):
-            cna, _ = read_expression_tsv(spec["cna_path"])
-            missing = X.index.difference(cna.index)
-            if len(missing):
-                raise InputError(f"{spec['cna_path']}: cohort {name!r}: {len(missing)} sample(s) of the "
-                                 f"expression file have no CNA row (e.g. {list(missing[:3])})")
-            counts["cna"] = cna.loc[X.index]
-        return X, y, counts
-    if fmt == "vdxs":
-        X, y, counts = read_vdxs_cohort(spec["expression_path"], spec["annotation_path"], spec["clinical_path"],
-                                        series=spec.get("series", "VDX"), endpoint=spec.get("endpoint", "rfs"),
-                                        collapse=collapse)
-        counts["has_probes"] = True
-        return X, y, counts
-    if fmt == "arff":
-        mapping = None
-        if spec.get("annotation_path"):
-            ann = pd.read_csv(spec["annotation_path"], sep="\t", dtype=str)
-            mapping = ann.set_index("probe")["HUGO.gene.symbol"].dropna()
-        X, y, counts = read_arff_cohort(spec["arff_path"], probe_to_gene=mapping, collapse=collapse)
-        counts["has_probes"] = mapping is not None
-        return X, y, counts
-    raise InputError(f"cohort {name!r}: format {fmt!r}: expected 'tsv', 'vdxs' or 'arff'")
+    reader = lookup(COHORT_READERS, spec.get("format"), f"cohort {name!r}: format")
+    settings = {k: v for k, v in spec.items() if k != "format"}
+    return call(reader, settings, f"cohort {name!r}", collapse=collapse, name=name)
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,194 @@
+# The diffusion study's settings, paths, input functions and targets (its
+# rules: rules/diffusion.smk). The sources' settings are checked by
+# biokernels.config.check_config (common.smk).
+# (`snakemake --lint` wants functions and rules in separate files.)
+from biokernels.config import DIFFUSION_SOURCE_DEFAULTS  # noqa: E402
+
+DIFFUSION = config["diffusion"]
+DIFFUSION_DATASETS = DIFFUSION["datasets"]
+# The diffusion settings that each job type reads, and only those (Snakemake
+# reruns a job when its params change, so adding splits or data sets must
+# leave the params of finished jobs alone).
+DIFFUSION_SPLIT_KEYS = (
+    "n_kernels",
+    "beta_step",
+    "lam",
+    "formulations",
+    "solver",
+    "svm_C_grid",
+    "inner_folds",
+    "classifier",
+    "classifier_settings",
+)
+DIFFUSION_SM1_KEYS = (
+    "n_kernels",
+    "beta_step",
+    "sm1",
+    "classifier",
+    "classifier_settings",
+)
+DIFFUSION_SENSITIVITY_KEYS = (*DIFFUSION_SPLIT_KEYS, "sensitivity")
+# 00 = the given split
+DIFFUSION_SPLITS = [f"{i:02d}" for i in range(DIFFUSION["n_random_splits"] + 1)]
+
+# Paper numbering: (table/figure kind) -> number, per paper data set.
+DIFFUSION_TABLES = {
+    "ligand": {"mean_roc": 2, "wilcoxon": 3, "stability": 4},
+    "vonmering": {"mean_roc": 5, "wilcoxon": 6, "stability": 7},
+}
+DIFFUSION_FIGURES = {
+    "ligand": {
+        "roc_threshold": 1,
+        "roc_per_kernel": 2,
+        "best_roc_per_task": 3,
+        "scatter_vs_ubaseline": 4,
+    },
+    "vonmering": {
+        "roc_threshold": 5,
+        "roc_per_kernel": 6,
+        "best_roc_per_task": 7,
+        "scatter_vs_ubaseline": 8,
+    },
+}
+
+
+def diffusion_source(ds):
+    """diffusion.sources.<ds>; an error naming the data set when a target's
+    path names one that is not configured."""
+    if ds not in DIFFUSION["sources"]:
+        raise WorkflowError(
+            f"diffusion: data set {ds!r} is not in diffusion.sources "
+            f"({sorted(DIFFUSION['sources'])})"
+        )
+    return DIFFUSION["sources"][ds]
+
+
+def diffusion_seed_name(wildcards):
+    """The name that seeds a data set's inputs and splits: its own, or the
+    one its source gives in `splits_of` (the same splits as that data set,
+    checked by biokernels.config.diffusion_source_problems)."""
+    return diffusion_source(wildcards.ds).get("splits_of", wildcards.ds)
+
+
+def diffusion_params(keys):
+    """Params function of a diffusion job: the settings `keys` of the
+    diffusion section, with the data set's own `beta_step` where its source
+    sets one (a finer grid beside the paper's on the same network)."""
+
+    def params(wildcards):
+        src = diffusion_source(wildcards.ds)
+        out = {k: DIFFUSION[k] for k in keys}
+        step = src.get("beta_step")
+        if step is not None and "beta_step" in out:
+            out["beta_step"] = step
+        out.update({k: src.get(k, v) for k, v in DIFFUSION_SOURCE_DEFAULTS.items()})
+        if src.get("deviation") and "sm1" in keys:
+            out["deviation"] = src[
+                "deviation"
+            ]  # SM1 skips deviation data sets by default
+        if out["kernel_scale"] == "inner_cv":
+            out["kernel_scale_cv"] = DIFFUSION["kernel_scale_cv"]
+        return out
+
+    return params
+
+
+def diffusion_laplacians(ds):
+    """The Laplacian kinds a data set's splits need: its own, or every
+    candidate's for the train-only choice of the kernel scale."""
+    src = diffusion_source(ds)
+    if src.get("kernel_scale", "fixed") == "inner_cv":
+        return sorted(
+            {c["laplacian"] for c in DIFFUSION["kernel_scale_cv"]["candidates"]}
+        )
+    return [src.get("laplacian", "unnormalized")]
+
+
+def diffusion_eigen_files(wildcards):
+    return [
+        f"resources/diffusion/{wildcards.ds}/eigen_{lap}.npz"
+        for lap in diffusion_laplacians(wildcards.ds)
+    ]
+
+
+def diffusion_paper_outputs(kind, number, required=False):
+    """Files of Table/Figure `number` of kind 'table' or 'figure' for every
+    configured data set that stands for the paper's data set with it. With
+    `required`, no such data set is an error (a named target that would do
+    nothing)."""
+    out = []
+    for ds in DIFFUSION_DATASETS:
+        paper = diffusion_source(ds)["paper_dataset"]
+        table = DIFFUSION_TABLES if kind == "table" else DIFFUSION_FIGURES
+        for name, num in table[paper].items():
+            if num == number:
+                out.append(f"results/diffusion/{ds}/tables/{name}.tsv")
+                if kind == "figure":
+                    out += figure(f"diffusion/{ds}", name)
+    if required and not out:
+        # Tables 2-4 and Figures 1-4: Ligand
+        paper = "ligand" if number <= 4 else "vonmering"
+        raise WorkflowError(
+            f"{kind} {number} needs a data set with paper_dataset: {paper} in "
+            f"diffusion.datasets (configured: {DIFFUSION_DATASETS})"
+        )
+    return out
+
+
+def diffusion_target(kind, number):
+    """Input function of the named target of Table/Figure `number`."""
+    return lambda wildcards: diffusion_paper_outputs(kind, number, required=True)
+
+
+def diffusion_input_files(wildcards):
+    src = diffusion_source(wildcards.ds)
+    return [v for k, v in src.items() if k.endswith("_path") and v]
+
+
+def diffusion_table_rocs(wc):
+    if wc.kind == "stability":  # the paper's Tables 4 and 7 have no SM1
+        return [
+            f"results/diffusion/{wc.ds}/splits/{s}/roc.tsv" for s in DIFFUSION_SPLITS
+        ]
+    return [
+        f"results/diffusion/{wc.ds}/splits/00/roc.tsv",
+        f"results/diffusion/{wc.ds}/splits/00/roc_sm1.tsv",
+    ]
+
+
+def diffusion_protocol_datasets(paper):
+    """Configured data sets standing for the paper's data set `paper`."""
+    return [
+        ds
+        for ds in DIFFUSION_DATASETS
+        if diffusion_source(ds)["paper_dataset"] == paper
+    ]
+
+
+def diffusion_protocol_targets(wildcards):
+    """The side-by-side table of every paper data set that has a configured
+    data set (with only the protocol's rows where no deviation is configured).
+    An error, only when dkl_protocols is asked for, where the data sets of one
+    paper data set do not share their splits."""
+    papers = [p for p in ("ligand", "vonmering") if diffusion_protocol_datasets(p)]
+    for p in papers:
+        seeds = {
+            ds: diffusion_source(ds).get("splits_of", ds)
+            for ds in diffusion_protocol_datasets(p)
+        }
+        if len(set(seeds.values())) > 1:
+            raise WorkflowError(
+                "dkl_protocols compares data sets on one network and one set of splits, but "
+                f"the data sets standing for {p} take their splits from {seeds}: give the "
+                "deviations `splits_of: <the protocol's data set>`"
+            )
+    if not papers:
+        raise WorkflowError("dkl_protocols needs a data set in diffusion.datasets")
+    return [f"results/diffusion/protocols_{p}.tsv" for p in papers]
+
+
+DIFFUSION_TARGETS = (
+    [f for n in range(2, 8) for f in diffusion_paper_outputs("table", n)]
+    + [f for n in range(1, 9) for f in diffusion_paper_outputs("figure", n)]
+    + [f for ds in DIFFUSION_DATASETS for f in figure(f"diffusion/{ds}", "sensitivity")]
+)
