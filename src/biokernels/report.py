@@ -186,15 +186,17 @@ def is_paper_data(study: str, name: str, source: Mapping, declared: Mapping | No
     paper's own data, so that its numbers can be judged against the paper's:
     listed in ``declared`` (config ``report.paper_data``: study -> names), or
     a real source of the paper's kind (diffusion: any non-synthetic network;
-    drug screen: GEO L1000 files; DepMap: a downloaded release; PIMKL: real
-    cohort files). Never the embedded synthetic defaults or simulated
+    drug screen: measured L1000 files, i.e. the GEO layout, the LINCS 2020
+    release or local copies of either; DepMap: a downloaded release or local
+    PRISM files; PIMKL: real cohort files). Never the embedded synthetic defaults or simulated
     responses (e.g. ``lincs2020_structure``)."""
     if name in ((declared or {}).get(study) or []):
         return True
     kind = source.get("type")
     return {"diffusion": kind not in ("synthetic", None),
-            "drug_screen": kind == "geo",
-            "depmap": kind == "download",
+            "drug_screen": kind in ("geo", "lincs2020", "local"),
+            "depmap": kind == "download" or (
+                kind == "local" and str((source.get("reader") or {}).get("format", "")).startswith("prism")),
             "pimkl": kind not in ("synthetic", None)}.get(study, False)
 
 

@@ -424,3 +424,53 @@ def test_generator_layout_doses_pooled_match_its_instance_table(tmp_path):
                               replicate_key=["pert", "cell", "dose", "time"])
     assert len(by_dose.pairs) == len(trt.groupby(["pert_id", "cell_id", "pert_dose", "pert_time"]))
     assert by_dose.pairs["n_replicates"].sum() == res.pairs["n_replicates"].sum() == len(trt)
+
+
+# --------------------------------------------------------------------------- issue #18
+# GCT text wherever a GCTX is; several matrices; tables read by content.
+
+def test_gct_text_matrix_preprocesses_as_the_gctx(small, gene_info, tmp_path):
+    from biokernels.io.gctx import read_gctx, write_gct
+
+    text = write_gct(tmp_path / "level3", read_gctx(small))           # GCT 1.3, no extension
+    a = preprocess_cmap(small, ["A", "B"], gene_info=gene_info, log2_transform=True)
+    b = preprocess_cmap(text, ["A", "B"], gene_info=gene_info, log2_transform=True)
+    pd.testing.assert_frame_equal(a.counts, b.counts)
+    # the GCTX holds float32, the text their shortest decimal: the same numbers
+    pd.testing.assert_frame_equal(a.expression, b.expression)
+    pd.testing.assert_frame_equal(a.controls, b.controls)
+
+
+def test_several_matrices_are_one_screen(small, gene_info, tmp_path):
+    from biokernels.io.gctx import read_gctx
+
+    whole = read_gctx(small)
+    first, second = ["s0", "s1", "s2", "s6", "s7"], ["s3", "s4", "s5", "s8", "s9"]
+    parts = []
+    for k, cols in enumerate((first, second)):
+        rows = GENES if k == 0 else GENES[::-1]                        # row order may differ
+        parts.append(write_gctx(tmp_path / f"part{k}.gctx", GCT(data=whole.data.loc[rows, cols],
+                                                                 row_meta=whole.row_meta.loc[rows],
+                                                                 col_meta=whole.col_meta.loc[cols])))
+    one = preprocess_cmap(small, ["A", "B"], gene_info=gene_info)
+    two = preprocess_cmap(parts, ["A", "B"], gene_info=gene_info, chunk_size=2)
+    pd.testing.assert_frame_equal(one.expression, two.expression)
+    pd.testing.assert_frame_equal(one.counts, two.counts)
+    with pytest.raises(InputError, match=r"column id\(s\) are in several matrices, e.g. \['s0'"):
+        preprocess_cmap([small, parts[0]], ["A", "B"], gene_info=gene_info)
+    fewer = write_gctx(tmp_path / "fewer.gctx", GCT(data=whole.data.loc[GENES[:4], second],
+                                                    row_meta=whole.row_meta.loc[GENES[:4]],
+                                                    col_meta=whole.col_meta.loc[second]))
+    with pytest.raises(InputError, match=r"the matrices have different rows \(1 row id\(s\) in one only, "
+                                         r"e.g. \['999'\]\)"):
+        preprocess_cmap([parts[0], fewer], ["A", "B"], gene_info=gene_info)
+
+
+def test_gzip_tables_are_read_by_content(tmp_path):
+    import gzip
+
+    from biokernels.io.cmap import read_sample_info
+
+    p = tmp_path / "inst_info"                                        # a .txt.gz linked without its suffix
+    p.write_bytes(gzip.compress(b"inst_id\tpert_id\tcell_id\tpert_type\ni1\tA\tX\ttrt_cp\n"))
+    assert read_sample_info(p).loc["i1", "cell_id"] == "X"

@@ -107,3 +107,53 @@ def test_missing_source_and_bad_arguments(tmp_path):
     with pytest.raises(InputError, match=r"expected sha256 as 64 hex digits, got 'abc'"):
         fetch(url, out / "x.tsv", sha256="abc")
     assert list(out.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- issue #18: local files, progress
+
+def test_link_local_checks_the_sha256_when_given_and_links(tmp_path, source, monkeypatch):
+    from biokernels.io.download import link_local
+
+    good = hashlib.sha256(PAYLOAD).hexdigest()
+    dest = tmp_path / "resources" / "local" / "gctx"
+    assert link_local(source, dest, sha256=good) == dest
+    assert dest.is_symlink() and os.readlink(dest) == str(source) and dest.read_bytes() == PAYLOAD
+    # no sha256: linked unchecked; a relative path is made absolute
+    monkeypatch.chdir(source.parent)
+    link_local("table.tsv", tmp_path / "unchecked")
+    assert os.readlink(tmp_path / "unchecked") == str(source)
+    # a wrong sha256 names both digests and leaves the existing link as it was
+    with pytest.raises(InputError, match=rf"table.tsv: sha256 mismatch: expected {'0' * 64}, got {good}"):
+        link_local(source, dest, sha256="0" * 64)
+    assert os.readlink(dest) == str(source)
+    with pytest.raises(InputError, match="expected a local file, found nothing"):
+        link_local(tmp_path / "missing.gctx", tmp_path / "x")
+    with pytest.raises(InputError, match="expected sha256 as 64 hex digits"):
+        link_local(source, tmp_path / "y", sha256="abc")
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def test_progress_lines_of_downloads_and_checksums(tmp_path, source, caplog):
+    import logging
+
+    from biokernels.io.download import Progress, human_bytes, link_local
+
+    log = logging.getLogger("test_download_progress")
+    with caplog.at_level(logging.INFO, logger="test_download_progress"):
+        fetch(source.as_uri(), tmp_path / "a.tsv", sha256=hashlib.sha256(PAYLOAD).hexdigest(), log=log,
+              progress_every=0)
+    lines = [r.getMessage() for r in caplog.records]
+    # one 1 MiB read holds the 20,000-byte file (19.5 KiB): one line for it (every_s 0), then the summary
+    assert lines[0].startswith(f"download {source.as_uri()}: 19.5 KiB of 19.5 KiB (100.0%), ")
+    assert lines[-1].startswith(f"download {source.as_uri()}: done, 19.5 KiB in ")
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="test_download_progress"):
+        link_local(source, tmp_path / "b", sha256=hashlib.sha256(PAYLOAD).hexdigest(), log=log, progress_every=0)
+    assert [r.getMessage().split(":")[0] for r in caplog.records] == [f"sha256 {source}"] * 2
+    # the rate and time left, on a clock the test drives: 3 of 10 MiB after 2 s
+    t = iter([0.0, 2.0, 2.0])
+    p = Progress(None, "x", total=10 << 20, every_s=1, clock=lambda: next(t))
+    p.update(3 << 20)
+    assert p.lines == 1 and p.line(2.0) == "x: 3.0 MiB of 10.0 MiB (30.0%), 1.5 MiB/s, about 5s left"
+    assert [human_bytes(n) for n in (0, 1023, 1024, 1536, 5 << 30)] == ["0 B", "1023 B", "1.0 KiB", "1.5 KiB",
+                                                                         "5.0 GiB"]

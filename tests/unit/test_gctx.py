@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biokernels.io.gctx import (GCT, iter_gctx_columns, read_gct, read_gctx, read_gctx_meta, write_gct,
-                                write_gctx)
+from biokernels.io.gctx import (GCT, iter_gctx_columns, matrix_format, read_gct, read_gctx, read_gctx_meta,
+                                write_gct, write_gctx)
 from biokernels.errors import InputError
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -256,7 +256,8 @@ def test_bad_gctx_files(tmp_path):
         read_gctx(good, cid=["c1", "c1"])
     not_h5 = tmp_path / "text.gctx"
     not_h5.write_text("hello")
-    with pytest.raises(InputError, match="cannot open as a GCTX"):
+    with pytest.raises(InputError, match=r"text.gctx: not a GCTX \(HDF5\) or GCT \(text\) matrix: the content is "
+                                         r"text whose first line is 'hello'"):
         read_gctx(not_h5)
     with pytest.raises(InputError, match="expected a GCTX .* found nothing"):
         read_gctx(tmp_path / "missing.gctx")
@@ -334,3 +335,101 @@ def test_non_string_ids_are_stored_as_text(tmp_path):
                 col_meta=pd.DataFrame(index=pd.Index([1, "1"], dtype=object)))
     with pytest.raises(InputError, match=r"1 duplicated col id\(s\): '1'"):
         write_gctx(tmp_path / "clash.gctx", clash)
+
+
+# ------------------------------------------------------------------ issue #18: GCT text wherever a GCTX is
+
+def test_gct_text_reads_through_the_gctx_functions_whatever_its_name(tmp_path):
+    gct = small_gct()
+    gct.data = gct.data.astype(np.float64)
+    for version in ("1.3", "1.2"):
+        src = gct if version == "1.3" else GCT(gct.data, pd.DataFrame(index=gct.data.index),
+                                               pd.DataFrame(index=gct.data.columns))
+        for name in ("m.gct", "m.gctx", "m.gct.gz", "m"):            # the content decides, not the name
+            path = write_gct(tmp_path / f"{version}_{name}", src, version=version)
+            text = read_gct(path)
+            assert matrix_format(path) == "gct"
+            assert_gct_equal(read_gctx(path), text)
+            pd.testing.assert_frame_equal(read_gctx_meta(path, "col"), text.col_meta)
+            pd.testing.assert_frame_equal(read_gctx_meta(path, "row"), text.row_meta)
+            part = read_gctx(path, rid=["g3", "g1"], cid=["s4", "s2"])
+            pd.testing.assert_frame_equal(part.data, text.data.loc[["g3", "g1"], ["s4", "s2"]])
+            chunks = list(iter_gctx_columns(path, rid=["g2"], chunk_size=3))
+            assert [c.data.shape for c in chunks] == [(1, 3), (1, 1)]
+            pd.testing.assert_frame_equal(pd.concat([c.data for c in chunks], axis=1), text.data.loc[["g2"]])
+    # GCT 1.3 keeps its column metadata (the µ of pert_idose, numbers as numbers)
+    back = read_gctx(tmp_path / "1.3_m")
+    assert back.col_meta.loc["s1", "pert_idose"] == "10 µM" and back.col_meta["n"].tolist() == [1, 2, 3, 4]
+    # and a GCTX named .gct is read as GCTX
+    h5 = write_gctx(tmp_path / "really_hdf5.gct", small_gct())
+    assert matrix_format(h5) == "gctx"
+    assert_gct_equal(read_gctx(h5), read_gctx(write_gctx(tmp_path / "x.gctx", small_gct())))
+
+
+def test_gct_with_a_byte_order_mark_and_hdf5_with_a_user_block(tmp_path):
+    path = write_gct(tmp_path / "plain.gct", small_gct())
+    bom = tmp_path / "bom.gct"
+    bom.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())              # as Excel saves UTF-8 text
+    assert matrix_format(bom) == "gct"
+    assert_gct_equal(read_gctx(bom), read_gct(path))
+    # an HDF5 file with a 512-byte user block: the signature sits at byte 512
+    ub = tmp_path / "userblock.gctx"
+    with h5py.File(ub, "w", userblock_size=512) as h5:
+        h5.attrs["version"] = np.bytes_(b"GCTX1.0")
+        h5.create_dataset("0/DATA/0/matrix", data=np.ones((2, 3), dtype=np.float32))
+        h5.create_dataset("0/META/ROW/id", data=np.array([b"r1", b"r2", b"r3"]))
+        h5.create_dataset("0/META/COL/id", data=np.array([b"c1", b"c2"]))
+    assert ub.read_bytes()[:8] != b"\x89HDF\r\n\x1a\n" and matrix_format(ub) == "gctx"
+    assert read_gctx(ub).data.shape == (3, 2)
+
+
+def _html(p):
+    p.write_text("<!DOCTYPE html>\n<html><head><title>Sign in</title></head></html>\n")
+
+
+def _xml(p):
+    p.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code></Error>\n')
+
+
+def _gz_gctx(p):
+    p.write_bytes(gzip.compress(write_gctx(p.with_name("inner.gctx"), small_gct()).read_bytes()))
+
+
+def _gz_csv(p):
+    p.write_bytes(gzip.compress(b"gene,s1,s2\ng1,1,2\n"))
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda p: p.write_bytes(b""), r"the content is an empty file \(0 bytes\): the download or copy did not finish"),
+    (_gz_gctx, r"a gzip-compressed GCTX \(HDF5\): HDF5 cannot be read compressed; gunzip it first"),
+    (_gz_csv, r"the content is gzip-compressed comma-separated text \(CSV\) whose first line is 'gene,s1,s2'"),
+    (_html, r"the content is an HTML page \(an error or sign-in page saved in place of the data\?\)"),
+    (_xml, r"the content is an XML document .*AccessDenied or NoSuchKey"),
+    (lambda p: p.write_text("gene\ts1\ts2\ng1\t1\t2\n"),
+     r"the content is tab-separated text whose first line is 'gene\\ts1\\ts2', not the GCT version line"),
+    (lambda p: p.write_text("gene,s1\ng1,1\n"), r"comma-separated text \(CSV\) .*convert it to GCT or GCTX"),
+    (lambda p: p.write_bytes(b"PK\x03\x04" + bytes(60)), r"a ZIP archive: unzip it"),
+    (lambda p: p.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 12\n"),
+     r"a Git LFS pointer, not the file itself"),
+    (lambda p: p.write_bytes(bytes(range(256)) * 4), r"binary data starting with bytes 00 01 02 03 04 05 06 07, "
+                                                      r"without the HDF5 signature"),
+    (lambda p: p.write_text("#1.4\n1\t1\t0\t0\n"), r"a GCT header of an unknown version '#1.4'"),
+])
+def test_a_file_that_is_neither_says_what_it_looks_like(tmp_path, make, match):
+    path = tmp_path / "level3.gctx"
+    make(path)
+    for reader in (read_gctx, read_gctx_meta, lambda p: list(iter_gctx_columns(p)), matrix_format):
+        with pytest.raises(InputError, match=rf"level3.gctx: .*{match}"):
+            reader(path)
+
+
+def test_truncated_hdf5_and_read_gct_on_a_gctx(tmp_path):
+    good = write_gctx(tmp_path / "good.gctx", small_gct())
+    cut = tmp_path / "cut.gctx"
+    cut.write_bytes(good.read_bytes()[:600])
+    with pytest.raises(InputError, match=r"cut.gctx: has the HDF5 signature but cannot be opened as HDF5 .* "
+                                         r"truncated or corrupt"):
+        read_gctx(cut)
+    with pytest.raises(InputError, match=r"good.gctx: line 1: expected '#1.2' or '#1.3', .* \(this is a GCTX "
+                                         r"\(HDF5\) file: read it with read_gctx or open_matrix\)"):
+        read_gct(good)

@@ -334,9 +334,13 @@ def test_unknown_placeholder_of_a_landed_study_is_an_error(tmp_path):
     ("drug_screen", {"type": "synthetic"}, None, False),
     ("drug_screen", {"type": "lincs2020_structure"}, None, False),   # real structures, simulated response
     ("drug_screen", {"type": "geo"}, None, True),
+    ("drug_screen", {"type": "lincs2020"}, None, True),              # measured L1000, the 2020 release
+    ("drug_screen", {"type": "local"}, None, True),                  # local copies of measured L1000 files
     ("depmap", {"type": "table"}, None, False),
     ("depmap", {"type": "table"}, {"depmap": ["x"]}, True),          # declared in config report.paper_data
     ("depmap", {"type": "download"}, None, True),
+    ("depmap", {"type": "local", "reader": {"format": "prism_primary"}}, None, True),
+    ("depmap", {"type": "local", "reader": {"format": "long"}}, None, False),   # a user's own table
     ("theory", {}, None, False),
 ])
 def test_is_paper_data(study, source, declared, expect):

@@ -37,13 +37,16 @@ rule depmap_generate:
 
 
 rule depmap_download:
-    """A DepMap/PRISM viability release for users with network: checksummed (sha256)."""
+    """A DepMap/PRISM release file for users with network: checksummed (sha256),
+    the file of a download source's `file` or one of its `files`."""
     output:
-        f"resources/depmap/download/{DM_NAME}/viability",
+        f"resources/depmap/download/{DM_NAME}/{{name}}",
     log:
-        f"{DM_DIR}/logs/download.log",
+        f"{DM_DIR}/logs/download_{{name}}.log",
     benchmark:
-        f"{DM_DIR}/benchmarks/download.tsv"
+        f"{DM_DIR}/benchmarks/download_{{name}}.tsv"
+    wildcard_constraints:
+        name=DM_DOWNLOAD_NAMES,
     conda:
         ENV_CORE
     threads: 1
@@ -51,17 +54,20 @@ rule depmap_download:
         mem_mb=mem_per_attempt(1000),
         runtime=120,
     params:
-        spec=lambda wc: canonical(DM_SRC["file"]),
+        spec=lambda wc: canonical(DM_DOWNLOADS[wc.name]),
+        field=dm_download_field,
     script:
-        "../scripts/drug_screen_download.py"
+        "../scripts/depmap_download.py"
 
 
 rule depmap_prepare:
-    """Viability table -> drugs matched to CMAP by InChIKey, unusable rows listed
-    with a reason, source cell lines (CMAP = the drug_screen.n_cells lines with
-    the most pairs, minus the targets), seen / unseen strata and folds."""
+    """Viability files -> the long table (reader of the source's format, every
+    drop counted in read_counts.tsv) -> drugs matched to CMAP by InChIKey,
+    unusable rows listed with a reason, source cell lines (CMAP = the
+    drug_screen.n_cells lines with the most pairs, minus the targets), seen /
+    unseen strata and folds."""
     input:
-        table=dm_table,
+        unpack(dm_prepare_inputs),
         pert_info=ds_raw("pert_info"),
         pairs=ds_pooled_pairs,
         controls=f"{DS_DIR}/preprocessed/controls.tsv",
@@ -69,6 +75,7 @@ rule depmap_prepare:
         targets=f"{DM_DIR}/prepared/targets.tsv",
         drugs=f"{DM_DIR}/prepared/drugs.tsv",
         dropped=f"{DM_DIR}/prepared/dropped_rows.tsv",
+        read_counts=f"{DM_DIR}/prepared/read_counts.tsv",
         counts=f"{DM_DIR}/prepared/counts.json",
     log:
         f"{DM_DIR}/logs/prepare.log",
@@ -82,8 +89,18 @@ rule depmap_prepare:
         runtime=30,
     params:
         source=canonical(
-            {k: DM_SRC[k] for k in ("columns", "cell_pattern")}
-            | {"description": DM_SRC.get("description", "")}
+            {
+                "name": DM_NAME,
+                "format": DM_FORMAT,
+                "reader": DM_READER,
+                "files": list(DM_FILES),
+                "sha256": {
+                    k: f["sha256"]
+                    for k, f in DM_SRC.get("files", {}).items()
+                    if DM_SRC["type"] == "local" and f.get("sha256")
+                },
+                "description": DM_SRC.get("description", ""),
+            }
         ),
         duplicates=DM["duplicates"],
         folds=DM["folds"],

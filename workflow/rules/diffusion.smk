@@ -5,6 +5,37 @@
 # paths, input functions and targets: rules/diffusion_helpers.smk.
 
 
+# Downloads run where Snakemake runs (cluster nodes often have no network).
+localrules:
+    diffusion_download,
+
+
+rule diffusion_download:
+    """A file of a real source (GO annotations, the ontology, BioGRID) for
+    users with network: checksummed (sha256) download, kept under its
+    checksum and file name (one copy for every source that lists it)."""
+    output:
+        "resources/diffusion/download/{sha256}/{name}",
+    log:
+        "results/diffusion/logs/download/{sha256}/{name}.log",
+    benchmark:
+        "results/diffusion/benchmarks/download/{sha256}/{name}.tsv"
+    wildcard_constraints:
+        sha256="[0-9a-f]{64}",
+        name="[^/]+",
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=mem_per_attempt(1000),
+        runtime=120,
+    params:
+        spec=diffusion_download_spec,
+        progress_s=30,  # seconds between two progress lines in the log
+    script:
+        "../scripts/drug_screen_download.py"
+
+
 rule diffusion_inputs:
     input:
         diffusion_input_files,
@@ -21,10 +52,12 @@ rule diffusion_inputs:
         ENV_CORE
     threads: 1
     resources:
-        mem_mb=mem_per_attempt(2000),
-        runtime=10,
+        # GO and BioGRID at real size: ~1 GB (goa_human: 700k rows + go-basic;
+        # a BioGRID organism file of 1M rows)
+        mem_mb=mem_per_attempt(4000),
+        runtime=30,
     params:
-        source=lambda wc: diffusion_source(wc.ds),
+        source=lambda wc: diffusion_inputs_source(wc.ds),
         test_fraction=DIFFUSION["test_fraction"],
         seed=SEED,
         seed_name=diffusion_seed_name,

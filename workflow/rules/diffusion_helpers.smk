@@ -2,10 +2,24 @@
 # rules: rules/diffusion.smk). The sources' settings are checked by
 # biokernels.config.check_config (common.smk).
 # (`snakemake --lint` wants functions and rules in separate files.)
+import urllib.parse  # noqa: E402
+
 from biokernels.config import DIFFUSION_SOURCE_DEFAULTS  # noqa: E402
+from biokernels.studies.diffusion.data import source_file_problems  # noqa: E402
 
 DIFFUSION = config["diffusion"]
 DIFFUSION_DATASETS = DIFFUSION["datasets"]
+# Every real source's files: each a local path or a checksummed download,
+# every download's sha256 pinned (a shipped config may write `unpinned`
+# where only its user can pin it: these machines have no network), no
+# setting of another label format. Stops before any job, naming the keys.
+_DIFFUSION_FILE_PROBLEMS = [
+    p for ds, src in DIFFUSION["sources"].items() for p in source_file_problems(ds, src)
+]
+if _DIFFUSION_FILE_PROBLEMS:
+    raise WorkflowError(
+        "Config validation failed:\n" + "\n".join(_DIFFUSION_FILE_PROBLEMS)
+    )
 # The diffusion settings that each job type reads, and only those (Snakemake
 # reruns a job when its params change, so adding splits or data sets must
 # leave the params of finished jobs alone).
@@ -140,8 +154,50 @@ def diffusion_target(kind, number):
     return lambda wildcards: diffusion_paper_outputs(kind, number, required=True)
 
 
+def diffusion_download_path(spec):
+    """The path of a download (made by diffusion_download), under its sha256
+    (shared by every source listing the same file) and named as the URL's
+    last part (less .gz when gunzipped), so the readers see the file's name."""
+    name = urllib.parse.unquote(
+        os.path.basename(urllib.parse.urlparse(spec["url"]).path)
+    )
+    if spec.get("gunzip") and name.endswith(".gz"):
+        name = name[: -len(".gz")]
+    return f"resources/diffusion/download/{spec['sha256']}/{name}"
+
+
+# download path -> its spec (url, sha256, gunzip), over every source
+DIFFUSION_DOWNLOADS = {
+    diffusion_download_path(spec): spec
+    for src in DIFFUSION["sources"].values()
+    for spec in (src.get("downloads") or {}).values()
+}
+
+
+def diffusion_download_spec(wildcards):
+    path = f"resources/diffusion/download/{wildcards.sha256}/{wildcards.name}"
+    if path not in DIFFUSION_DOWNLOADS:
+        raise WorkflowError(
+            f"{path}: no diffusion source lists a download with this sha256 and file name"
+        )
+    return canonical(DIFFUSION_DOWNLOADS[path])
+
+
+def diffusion_inputs_source(ds):
+    """diffusion.sources.<ds> as diffusion_inputs reads it, each file key in
+    `downloads` set to the downloaded copy (diffusion_download_path). A
+    source without downloads is passed as it is (the same params as before,
+    so finished inputs are not rerun)."""
+    src = diffusion_source(ds)
+    if not src.get("downloads"):
+        return src
+    out = {k: v for k, v in src.items() if k != "downloads"}
+    out.update({k: diffusion_download_path(s) for k, s in src["downloads"].items()})
+    return out
+
+
 def diffusion_input_files(wildcards):
-    src = diffusion_source(wildcards.ds)
+    src = diffusion_inputs_source(wildcards.ds)
     return [v for k, v in src.items() if k.endswith("_path") and v]
 
 

@@ -1,12 +1,15 @@
 # Virtual drug screening by kernel transfer (Radhakrishnan et al. 2023,
-# Fig. 4): L1000 files in GEO layout -> preprocessing and Morgan fingerprints
+# Fig. 4): L1000 files in GEO layout (generated, downloaded, local, or rebuilt
+# from the CMap LINCS 2020 release) -> preprocessing and Morgan fingerprints
 # -> source/target split -> NTK source model (GPU-tagged) -> projection and
 # translation to each target cell line (GPU-tagged) -> metrics, scaling
 # laws, figures 4a-4f. Settings, paths, input functions and targets (DS_*,
 # ds_*, also read by DepMap and mkl_transfer): rules/drug_screen_helpers.smk.
 
 
-# Downloads run where Snakemake runs (cluster nodes often have no network).
+# Downloads run where Snakemake runs (cluster nodes often have no network);
+# local files are checked (sha256, when given) and linked by an ordinary job,
+# so a long checksum runs on a compute node.
 localrules:
     drug_screen_download,
 
@@ -41,7 +44,8 @@ rule drug_screen_generate:
 
 
 rule drug_screen_download:
-    """GEO L1000 files for users with network: checksummed (sha256) download."""
+    """GEO or CMap LINCS 2020 files for users with network: checksummed
+    (sha256) download, progress in the log."""
     output:
         f"resources/drug_screen/{DS_NAME}/download/{{key}}",
     log:
@@ -49,7 +53,7 @@ rule drug_screen_download:
     benchmark:
         f"{DS_DIR}/benchmarks/download_{{key}}.tsv"
     wildcard_constraints:
-        key="gctx|sample_info|pert_info|gene_info",
+        key="[a-z_]+[0-9]*",
     conda:
         ENV_CORE
     threads: 1
@@ -57,9 +61,73 @@ rule drug_screen_download:
         mem_mb=mem_per_attempt(1000),
         runtime=240,
     params:
-        spec=lambda wc: canonical(DS_SRC["files"][wc.key]),
+        spec=lambda wc: canonical(DS_FILE_SPECS[wc.key]),
+        progress_s=DS_PROGRESS_S,
     script:
         "../scripts/drug_screen_download.py"
+
+
+rule drug_screen_local:
+    """A file of a local source: its sha256 checked when given (progress in
+    the log), then linked (not copied) where the download would be."""
+    input:
+        lambda wc: DS_FILE_SPECS[wc.key]["path"],
+    output:
+        f"resources/drug_screen/{DS_NAME}/local/{{key}}",
+    log:
+        f"{DS_DIR}/logs/local_{{key}}.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/local_{{key}}.tsv"
+    wildcard_constraints:
+        key="[a-z_]+[0-9]*",
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=mem_per_attempt(500),
+        runtime=120,
+    params:
+        sha256=lambda wc: DS_FILE_SPECS[wc.key].get("sha256"),
+        progress_s=DS_PROGRESS_S,
+    script:
+        "../scripts/drug_screen_local.py"
+
+
+rule drug_screen_lincs2020_tables:
+    """CMap LINCS 2020 metadata -> the GEO-layout tables of the screen:
+    signatures filtered (pert_type, qc_pass, is_hiq, dose, time, cell line;
+    every exclusion counted), structures from the compound tables in
+    priority order (one InChIKey per pert_id), genes with their
+    feature_space."""
+    input:
+        unpack(ds_lincs2020_inputs),
+    output:
+        sample_info=f"resources/drug_screen/{DS_NAME}/lincs2020/inst_info.txt",
+        pert_info=f"resources/drug_screen/{DS_NAME}/lincs2020/pert_info.txt",
+        gene_info=f"resources/drug_screen/{DS_NAME}/lincs2020/gene_info.txt",
+        compounds=f"resources/drug_screen/{DS_NAME}/lincs2020/compounds.tsv",
+        counts=f"resources/drug_screen/{DS_NAME}/lincs2020/counts.tsv",
+        summary=f"resources/drug_screen/{DS_NAME}/lincs2020/summary.json",
+    log:
+        f"{DS_DIR}/logs/lincs2020_tables.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/lincs2020_tables.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=mem_per_attempt(8000),
+        runtime=60,
+    params:
+        cfg=canonical(
+            {
+                k: DS_SRC[k]
+                for k in DS_LINCS2020_KEYS
+                if k in DS_SRC and k != "gene_space"
+            }
+        ),
+    script:
+        "../scripts/drug_screen_lincs2020_tables.py"
 
 
 rule drug_screen_fingerprints:
@@ -109,12 +177,14 @@ rule drug_screen_mol2vec:
 
 
 rule drug_screen_preprocess:
-    """log2(x+1), landmark genes, dose >= 0, parseable SMILES, drop genes equal
+    """Matrices read by blocks (GCTX or GCT text; progress in the log);
+    log2(x+1), landmark genes, dose >= 0, parseable SMILES, drop genes equal
     to 1 (after our log2(x+1) only), replicate means per (drug, cell line)
     (doses and times pooled and counted) or per (drug, cell line, dose, time)
     (drug_screen.replicate_key), control mean per cell line."""
     input:
-        gctx=ds_raw("gctx"),
+        unpack(ds_upstream),
+        gctx=ds_matrices(),
         sample_info=ds_raw("sample_info"),
         gene_info=ds_raw("gene_info"),
         fingerprints=f"{DS_DIR}/fingerprints/morgan.tsv.gz",
@@ -141,6 +211,8 @@ rule drug_screen_preprocess:
         log2_transform=DS["log2_transform"],
         missing_controls=DS["missing_controls"],
         replicate_key=list(DS["replicate_key"]),
+        gene_space=DS_SRC.get("gene_space", "landmark"),
+        progress_s=DS_PROGRESS_S,
     script:
         "../scripts/drug_screen_preprocess.py"
 

@@ -17,6 +17,79 @@ DS_RAW_NAMES = {
     "pert_info": "pert_info.txt",
     "gene_info": "gene_info.txt",
 }
+# Real data: the files of a geo or lincs2020 layout, downloaded (type geo,
+# lincs2020) or local (type local, linked after an optional sha256 check).
+# DS_LAYOUT is None for the generated sources (synthetic, lincs2020_structure).
+DS_KIND = DS_SRC["type"]
+DS_LAYOUT = (
+    DS_SRC.get("layout", "geo")
+    if DS_KIND == "local"
+    else {"geo": "geo", "lincs2020": "lincs2020"}.get(DS_KIND)
+)
+DS_SIMULATED = DS_LAYOUT is None  # generated files with a hidden model (truth/)
+DS_LAYOUT_FILES = {
+    "geo": (["gctx", "sample_info", "pert_info", "gene_info"], []),
+    "lincs2020": (["matrix", "siginfo", "geneinfo", "compoundinfo"], ["cellinfo"]),
+}
+DS_LIST_FILES = ("matrix", "compoundinfo")  # lists: keys matrix_1, matrix_2, ...
+DS_LINCS2020_KEYS = (
+    "level",
+    "gene_space",
+    "pert_types",
+    "qc_pass",
+    "is_hiq",
+    "dose_um",
+    "times_h",
+    "cell_lines",
+    "drug_key",
+)
+DS_PROGRESS_S = DS.get("progress_seconds", 30)
+
+
+def _ds_file_specs(src, name):
+    """File key -> spec ({url, sha256, gunzip} or {path, sha256}) of a real
+    source, list entries numbered from 1 (matrix_1, compoundinfo_1, ...);
+    checks what the schema cannot: the files and keys of the layout, and
+    that local files exist (naming the config key)."""
+    if DS_LAYOUT is None:
+        return {}
+    where = f"drug_screen.sources.{name}"
+    files = src["files"]
+    needed, optional = DS_LAYOUT_FILES[DS_LAYOUT]
+    problems = [
+        f"{where}.files.{k}: not a file of layout {DS_LAYOUT} (it has {needed + optional})"
+        for k in files
+        if k not in needed + optional
+    ]
+    problems += [
+        f"{where}.files.{k}: missing (layout {DS_LAYOUT} needs {needed})"
+        for k in needed
+        if k not in files
+    ]
+    if DS_LAYOUT == "geo":
+        problems += [
+            f"{where}.{k}: applies to layout lincs2020 only"
+            for k in DS_LINCS2020_KEYS
+            if k in src
+        ]
+    specs, labels = {}, {}
+    for k, v in files.items():
+        entries = enumerate(v, start=1) if k in DS_LIST_FILES else [(None, v)]
+        for i, x in entries:
+            key = k if i is None else f"{k}_{i}"
+            specs[key] = x
+            labels[key] = f"{where}.files.{k}" + ("" if i is None else f"[{i - 1}]")
+    problems += [
+        f"{labels[k]}.path: {v['path']!r} is not a file (relative to {os.getcwd()})"
+        for k, v in specs.items()
+        if "path" in v and not os.path.isfile(v["path"])
+    ]
+    if problems:
+        raise WorkflowError("Config validation failed:\n" + "\n".join(problems))
+    return specs
+
+
+DS_FILE_SPECS = _ds_file_specs(DS_SRC, DS_NAME)
 # Target cell lines are addressed by rank (1 = most drugs, or the order of
 # drug_screen.targets), so the DAG is known before the data are read.
 DS_RANKS = [str(k) for k in range(1, (len(DS["targets"]) or DS["n_target"]) + 1)]
@@ -48,12 +121,65 @@ def ds_pooled_pairs(wc):
     return f"{DS_DIR}/preprocessed/pairs.tsv"
 
 
+def ds_file(key):
+    """Where one file of a real source is read: its checksummed download, or
+    the link to the local file (made after its optional sha256 check)."""
+    spec = DS_FILE_SPECS[key]
+    folder = "download" if "url" in spec else "local"
+    return f"resources/drug_screen/{DS_NAME}/{folder}/{key}"
+
+
 def ds_raw(key):
-    """Path of one raw input of the drug screen (GEO layout): generated for
-    synthetic and lincs2020_structure sources, downloaded for geo ones."""
-    if DS_SRC["type"] == "geo":
-        return f"resources/drug_screen/{DS_NAME}/download/{key}"
+    """Path of one raw input of the drug screen in GEO layout (key gctx,
+    sample_info, pert_info or gene_info): generated for synthetic and
+    lincs2020_structure sources; the downloaded or linked file for layout
+    geo; the table rebuilt from the CMap LINCS 2020 metadata for layout
+    lincs2020 (whose matrices are ds_matrices())."""
+    if DS_LAYOUT == "geo":
+        return ds_file(key)
+    if DS_LAYOUT == "lincs2020":
+        if key == "gctx":
+            raise WorkflowError(
+                "layout lincs2020 has several matrices: use ds_matrices()"
+            )
+        return f"resources/drug_screen/{DS_NAME}/lincs2020/{DS_RAW_NAMES[key]}"
     return f"resources/drug_screen/{DS_NAME}/raw/{DS_RAW_NAMES[key]}"
+
+
+def ds_matrices(wc=None):
+    """The expression matrices the preprocessing reads (GCTX or GCT text)."""
+    if DS_LAYOUT == "lincs2020":
+        return [ds_file(k) for k in DS_FILE_SPECS if k.startswith("matrix_")]
+    return [ds_raw("gctx")]
+
+
+def ds_lincs2020_inputs(wc):
+    """The CMap LINCS 2020 metadata tables (and the matrices, whose column
+    ids are read) behind the GEO-layout tables of a lincs2020 layout."""
+    if DS_LAYOUT != "lincs2020":
+        raise WorkflowError(
+            f"drug_screen.sources.{DS_NAME} is not a CMap LINCS 2020 source"
+        )
+    keys = list(DS_FILE_SPECS)
+    return {
+        "matrices": ds_matrices(),
+        "siginfo": ds_file("siginfo"),
+        "geneinfo": ds_file("geneinfo"),
+        "compoundinfo": [ds_file(k) for k in keys if k.startswith("compoundinfo_")],
+        "cellinfo": [ds_file("cellinfo")] if "cellinfo" in keys else [],
+    }
+
+
+def ds_upstream(wc):
+    """The counts of the CMap LINCS 2020 conversion, which the
+    preprocessing puts at the top of its own (none for other layouts)."""
+    if DS_LAYOUT != "lincs2020":
+        return {}
+    folder = f"resources/drug_screen/{DS_NAME}/lincs2020"
+    return {
+        "upstream_counts": f"{folder}/counts.tsv",
+        "upstream": f"{folder}/summary.json",
+    }
 
 
 def ds_figure_inputs(wc):

@@ -43,8 +43,9 @@ rule pimkl_generate:
 
 
 rule pimkl_download:
-    """A public input file (GEO series, MSigDB GMT, STRING links) for users
-    with network: checksummed (sha256) download named by its config field."""
+    """A public input file (GEO series matrix or GPL table, MSigDB GMT, STRING
+    links) for users with network: checksummed (sha256) download named by its
+    config field."""
     output:
         f"resources/pimkl/download/{PK_NAME}/{{field}}",
     log:
@@ -62,7 +63,31 @@ rule pimkl_download:
     params:
         spec=lambda wc: canonical(PK_DOWNLOADS[wc.field]),
     script:
-        "../scripts/drug_screen_download.py"
+        "../scripts/pimkl_download.py"
+
+
+rule pimkl_cohorts:
+    """Target: every cohort of the source read as Algorithm S1 reads it; one
+    table of its counts (samples, labels, each probe and sample dropped)."""
+    input:
+        [p for c in PK_COHORT_SPECS for p in pk_cohort_files(c)],
+    output:
+        f"{PK_DIR}/cohorts/counts.tsv",
+    log:
+        f"{PK_DIR}/logs/cohorts.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/cohorts.tsv"
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=mem_per_attempt(4000),
+        runtime=30,
+    params:
+        specs=canonical(PK_COHORT_SPECS),
+        collapse=PK["collapse"],
+    script:
+        "../scripts/pimkl_cohorts.py"
 
 
 rule pimkl_network:

@@ -4,6 +4,7 @@
 # (common.smk).
 # (`snakemake --lint` wants functions and rules in separate files.)
 from biokernels.config import pimkl_cohorts  # noqa: E402
+from biokernels.io.cohorts import geo_settings_problems  # noqa: E402
 
 PK = config["pimkl"]
 PK_NAME = PK["dataset"]
@@ -13,6 +14,24 @@ PK_STUDY = f"pimkl/{PK_NAME}"
 PK_RAW = f"resources/pimkl/{PK_NAME}/raw"
 PK_SYNTH = PK_SRC["type"] == "synthetic"
 PK_DOWNLOADS = {} if PK_SYNTH else PK_SRC.get("downloads", {})
+# A shipped config may name a download whose sha256 only the user can pin
+# (`sha256: unpinned`, e.g. config/pimkl_geo_table_s1.yaml: GEO publishes no
+# checksums and these machines have no network): stop before any job.
+_PK_UNPINNED = [f for f, d in PK_DOWNLOADS.items() if d["sha256"] == "unpinned"]
+if _PK_UNPINNED:
+    raise WorkflowError(
+        f"pimkl source {PK_NAME!r}: {len(_PK_UNPINNED)} download(s) have no pinned checksum "
+        "(sha256: unpinned):\n"
+        + "\n".join(
+            f"  pimkl.sources.{PK_NAME}.downloads.{f}.sha256   ({PK_DOWNLOADS[f]['url']})"
+            for f in _PK_UNPINNED
+        )
+        + "\nGEO publishes no checksums and this repository could not compute them (no network "
+        "where it was written). Pin each file once: download its url (e.g. `curl -O <url>`), run "
+        "`sha256sum <file>`, and write the 64 hex digits as the value of that key (a config "
+        "overlay of your own can set just those keys). Or point the field itself (e.g. "
+        "cohorts.GSE2034.series_matrix_path) at a local copy and drop its downloads entry."
+    )
 _PK_COHORTS = pimkl_cohorts(PK_SRC)
 PK_S1_COHORTS = _PK_COHORTS.s1
 PK_LARGE = _PK_COHORTS.large
@@ -59,6 +78,19 @@ else:
         name[: -len("_path")]: pk_file(f"gene_sets.{name}", path)
         for name, path in PK_SRC["gene_sets"].items()
     }
+
+# Survival settings of GEO cohorts that the schema cannot check (key or
+# regex, regexes that compile): before any job, not when a job reads the file.
+_PK_GEO_PROBLEMS = [
+    p
+    for c, s in PK_COHORT_SPECS.items()
+    if s.get("format") == "geo_series_matrix"
+    for p in geo_settings_problems(s, c)
+]
+if _PK_GEO_PROBLEMS:
+    raise WorkflowError(
+        f"pimkl source {PK_NAME!r}:\n" + "\n".join(f"  {p}" for p in _PK_GEO_PROBLEMS)
+    )
 
 # the first collection: the study's gene sets (hallmark in the paper)
 PK_PRIMARY = next(iter(PK_GMTS))

@@ -1,27 +1,42 @@
-"""Snakemake entry: read the viability table, match its drugs to CMAP by
-structure, drop (and list) unusable rows, strata and folds."""
+"""Snakemake entry: read the viability files with the reader of their format
+(biokernels.io.depmap.VIABILITY_READERS; every drop counted in
+read_counts.tsv), match the drugs to CMAP by structure, drop (and list)
+unusable rows, strata and folds."""
 
 import json
 
 import pandas as pd
 
-from biokernels.io.depmap import match_drugs, prepare_targets, read_viability
 from biokernels.errors import InputError
 from biokernels.io.cmap import read_l1000_table
+from biokernels.io.depmap import VIABILITY_READERS, match_drugs, prepare_targets, read_counts_table
+from biokernels.io.download import sha256_file
 from biokernels.logs import rule_logger
+from biokernels.registry import call, lookup
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 src = smk.params.source
-viab = read_viability(smk.input.table, src["columns"], src["cell_pattern"])
-log.info("%s: %d rows, %d drugs, %d cell lines", smk.input.table, len(viab), viab["drug_id"].nunique(),
-         viab["cell_id"].nunique())
+field = f"depmap.sources.{src['name']}"
+files = {k: str(smk.input[f"file_{k}"]) for k in src["files"]}
+for key, digest in src["sha256"].items():  # local files with a pinned sha256
+    actual = sha256_file(files[key])
+    if actual != digest:
+        raise InputError(f"{files[key]}: sha256 mismatch ({field}.files.{key}.sha256): expected {digest}, got "
+                         f"{actual}; the file is not the one pinned (pin the new digest if it is the right file)")
+    log.info("%s: sha256 verified", files[key])
+label = files.get("table") or files.get("logfold_change") or files.get("dose_response")
+reader = lookup(VIABILITY_READERS, src["format"], f"{field}.reader.format")
+viab, read_counts = call(reader, src["reader"], f"{field}.reader", files)
+read_counts_table(read_counts).to_csv(smk.output.read_counts, sep="\t", index=False)
+log.info("%s (%s): %d rows, %d drugs, %d cell lines; read counts in %s", label, src["format"], len(viab),
+         viab["drug_id"].nunique(), viab["cell_id"].nunique(), smk.output.read_counts)
 info = read_l1000_table(smk.input.pert_info, ["pert_id", "pert_type", "canonical_smiles"], index="pert_id")
 cp = info[info["pert_type"] == "trt_cp"]["canonical_smiles"]
 try:
     drugs, dcounts = match_drugs(viab, cp)
 except InputError as err:
-    raise InputError(f"{smk.input.table}: {err}") from None
+    raise InputError(f"{label}: {err}") from None
 log.info("drugs matched by InChIKey: %s", dcounts)
 pairs = pd.read_csv(smk.input.pairs, sep="\t", index_col=0, dtype=str)
 controls = pd.read_csv(smk.input.controls, sep="\t", index_col=0, usecols=[0], dtype=str)
@@ -30,16 +45,17 @@ try:
                                                duplicates=smk.params.duplicates, k=smk.params.folds,
                                                seed=smk.params.seed, n_cmap=smk.params.n_cmap)
 except InputError as err:
-    raise InputError(f"{smk.input.table}: {err}") from None
+    raise InputError(f"{label}: {err}") from None
 for reason in ("missing_value", "no_structure", "cell_not_in_cmap", "duplicate_merged"):
     if counts[reason]:
         log.warning("%d row(s) %s (listed in %s)", counts[reason], reason.replace("_", " "), smk.output.dropped)
 absent = sorted(dropped.loc[dropped["reason"] == "cell_not_in_cmap", "cell_id"].unique())
 if absent:
-    log.warning("cell lines absent from CMAP: %s", absent)
+    log.warning("%d cell lines absent from CMAP: %s", len(absent), absent[:50])
 log.info("targets: %d pairs (%d seen, %d unseen) on %s; source: %d CMAP cell lines", counts["pairs"],
          counts["seen"], counts["unseen"], counts["target_cells"], counts["n_source_cells"])
-summary = {"table": str(smk.input.table), "description": src.get("description", ""), "drugs": dcounts, **counts}
+summary = {"table": label, "files": files, "format": src["format"], "description": src.get("description", ""),
+           "read": read_counts, "drugs": dcounts, **counts}
 drugs.index.name = "drug_id"
 drugs.to_csv(smk.output.drugs, sep="\t")
 dropped.to_csv(smk.output.dropped, sep="\t", index=False)

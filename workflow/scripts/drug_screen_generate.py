@@ -3,6 +3,7 @@ model (embedded default, or real LINCS 2020 structure with simulated response)."
 
 import pandas as pd
 
+from biokernels.errors import InputError
 from biokernels.logs import rule_logger
 from biokernels.synth.drug_screen import generate_default, generate_from_structure
 
@@ -11,6 +12,9 @@ log = rule_logger(smk.log[0])
 src = dict(smk.params.source)
 kind = src.pop("type")
 src.pop("description", None)
+if kind not in ("synthetic", "lincs2020_structure"):
+    raise InputError(f"drug_screen source type {kind!r} holds real data: there is no hidden model to generate "
+                     "files (or a truth/ folder) from; only synthetic and lincs2020_structure sources have one")
 if kind == "synthetic":
     design = {k: tuple(src.pop(k)) for k in ("target_drugs", "source_drugs") if k in src}
     info = generate_default(smk.params.outdir, seed=smk.params.seed, design=design, **src)

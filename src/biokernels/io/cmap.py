@@ -45,9 +45,14 @@ dose >= 0 filter cannot run (counted, warned) and dose mixing is counted as
 unknown; ``replicate_key`` with dose and time is then an error.
 
 Each exclusion is counted with its reason; a matrix column without metadata,
-NaN/inf in the matrix and a cell line without controls are errors. The GCTX
-is read in column chunks, so a level-3 file with a million instances needs
-memory for the averaged pairs only.
+NaN/inf in the matrix and a cell line without controls are errors. The
+matrix -- GCTX or GCT text, told apart by content, or several files with the
+same genes (CMap LINCS 2020's treatment and control matrices) -- is read in
+column chunks of only the columns and genes used, so a level-3 file with a
+million instances needs memory for the averaged pairs only; the log shows
+the read's progress. The CMap LINCS 2020 release goes through
+:mod:`biokernels.io.lincs2020` first, whose signature filters are counted
+there and put at the top of the counts (``upstream_counts``).
 """
 
 from __future__ import annotations
@@ -60,8 +65,9 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from biokernels.io.gctx import iter_gctx_columns, read_gctx_meta
 from biokernels.errors import InputError
+from biokernels.io.download import PROGRESS_EVERY_S, Progress
+from biokernels.io.gctx import open_matrix
 
 TREATMENT = "trt_cp"
 CONTROL = "ctl_vehicle"
@@ -70,6 +76,8 @@ _UNIT_TO_UM = {"um": 1.0, "µm": 1.0, "μm": 1.0, "nm": 1e-3, "mm": 1e3, "pm": 1
 _UNIT_TO_H = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "min": 1 / 60, "mins": 1 / 60,
               "minute": 1 / 60, "minutes": 1 / 60, "d": 24.0, "day": 24.0, "days": 24.0}
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\s\d]*)\s*$")
+GENE_SPACES = ("landmark", "best_inferred", "all")
+CHUNK_BYTES = 256 << 20  # float64 bytes of one chunk of samples read by preprocess_cmap (chunk_size default)
 POOLED_KEY = ("pert", "cell")
 DOSE_TIME_KEY = ("pert", "cell", "dose", "time")
 REPLICATE_KEYS = (POOLED_KEY, DOSE_TIME_KEY)
@@ -81,9 +89,17 @@ Z_MIN_NEGATIVE = 0.2
 Z_MAX_MEAN_OVER_SD = 0.5
 
 
+def table_compression(path: str | Path) -> str | None:
+    """``"gzip"`` when the file's bytes start with the gzip magic number
+    (1f 8b), else None: tables are read by content, so a ``.txt.gz`` linked
+    or downloaded under another name (``resources/.../pert_info``) reads too."""
+    with open(path, "rb") as handle:
+        return "gzip" if handle.read(2) == b"\x1f\x8b" else None
+
+
 def read_l1000_table(path: str | Path, required: list[str], index: str | None = None) -> pd.DataFrame:
-    """Read a tab-separated L1000 metadata table (GEO ``*_info.txt``, gzip
-    allowed) as strings.
+    """Read a tab-separated L1000 metadata table (GEO ``*_info.txt``, CMap
+    LINCS 2020 ``*_beta.txt``; gzip allowed, detected from the bytes) as strings.
 
     Parameters
     ----------
@@ -107,7 +123,7 @@ def read_l1000_table(path: str | Path, required: list[str], index: str | None = 
     if not path.is_file():
         raise InputError(f"{path}: file not found")
     df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, encoding="utf-8",
-                     encoding_errors="replace")
+                     encoding_errors="replace", compression=table_compression(path))
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise InputError(f"{path}: missing column(s) {missing}; found {list(df.columns)[:12]}")
@@ -132,7 +148,7 @@ def read_sample_info(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: file not found")
-    header = pd.read_csv(path, sep="\t", nrows=0).columns
+    header = pd.read_csv(path, sep="\t", nrows=0, compression=table_compression(path)).columns
     index = next((c for c in ("inst_id", "sig_id") if c in header), header[0])
     return read_l1000_table(path, ["pert_id", "cell_id", "pert_type"], index=index)
 
@@ -385,13 +401,16 @@ def _gene_id(value) -> str:
 
 def _group_add(out: np.ndarray, codes: np.ndarray, x: np.ndarray) -> None:
     """``out[g] += x[i]`` for every row i with code ``g = codes[i] >= 0``, by
-    a sparse indicator product (scipy.sparse), not a Python loop."""
+    a sparse indicator product (scipy.sparse), not a Python loop. Only the
+    groups present in ``codes`` are touched: the temporary is (groups in this
+    chunk) x genes, not the whole ``out`` (with CMap LINCS 2020's 720,216
+    signatures ``out`` holds hundreds of thousands of pairs)."""
     m = codes >= 0
     if not m.any():
         return
-    ind = sparse.csr_matrix((np.ones(int(m.sum())), (codes[m], np.arange(int(m.sum())))),
-                            shape=(out.shape[0], int(m.sum())))
-    out += ind @ x[m]
+    present, local = np.unique(codes[m], return_inverse=True)
+    ind = sparse.csr_matrix((np.ones(len(local)), (local, np.arange(len(local)))), shape=(len(present), len(local)))
+    out[present] += ind @ x[m]
 
 
 def _values(v: np.ndarray, unit: str, limit: int = 12) -> str:
@@ -400,18 +419,24 @@ def _values(v: np.ndarray, unit: str, limit: int = 12) -> str:
     return f"{len(v)} distinct, {v.min():g} to {v.max():g} {unit} ({text})" if len(v) else "none known"
 
 
-def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataFrame | None = None,
+def preprocess_cmap(gctx_path, valid_drugs, *, sample_meta: pd.DataFrame | None = None,
                     sample_meta_source: str | None = None, gene_info: pd.DataFrame | None = None,
                     log2_transform: bool = True, controls: pd.DataFrame | None = None,
-                    missing_controls: str = "error", replicate_key=POOLED_KEY, chunk_size: int = 20000,
+                    missing_controls: str = "error", replicate_key=POOLED_KEY, chunk_size: int | None = None,
+                    gene_space: str = "landmark", columns_excluded_upstream: int = 0,
+                    upstream_counts: pd.DataFrame | None = None, progress_every: float | None = None,
                     log=None) -> Preprocessed:
     """Preprocess L1000 expression into per-(drug, cell line) means (or per
     (drug, cell line, dose, time)) and the cell-line control embedding.
 
     Parameters
     ----------
-    gctx_path : path
-        GCTX, rows = genes (``pr_gene_id``), columns = samples.
+    gctx_path : path or list of paths
+        GCTX or GCT text (told apart by content, :func:`biokernels.io.gctx.open_matrix`),
+        rows = genes (``pr_gene_id``), columns = samples; several files
+        (e.g. CMap LINCS 2020's ``level3_beta_trt_cp`` and ``level3_beta_ctl``
+        matrices) are read one after the other: they must have the same rows
+        (any order) and no column id in common.
     valid_drugs : iterable of str
         ``pert_id`` of the compounds with a parseable SMILES (the index of the
         fingerprint table).
@@ -424,7 +449,13 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         Name used in error messages (the file the metadata came from).
     gene_info : DataFrame, optional
         GEO ``gene_info`` with ``pr_gene_id``, ``pr_gene_symbol`` and
-        ``pr_is_lm``: only landmark genes are kept. Default: every row.
+        ``pr_is_lm`` (and ``pr_is_bing`` for ``gene_space`` best_inferred):
+        only the genes of ``gene_space`` are kept (matrix rows missing from
+        the table are dropped and counted). Default: every row.
+    gene_space : {"landmark", "best_inferred", "all"}
+        Genes kept with ``gene_info``: the 978 measured landmarks
+        (``pr_is_lm``, the paper's), landmarks plus the best-inferred genes
+        (``pr_is_bing``, 10,174 in L1000), or every gene of the table.
     log2_transform : bool
         Apply ``log2(x + 1)`` (input on linear scale). Only then are the
         genes equal to 1 dropped (the paper's rule is about values after its
@@ -444,8 +475,20 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         significant digits, unknown times not counted as a mix). With dose
         and time: one row per (drug, cell line, dose, time); treatments of
         unknown time are dropped (counted).
-    chunk_size : int
-        Columns read per chunk.
+    chunk_size : int, optional
+        Columns read per chunk; default as many as fit 256 MiB of float64
+        over the kept genes (34,000 at 978 genes, 2,700 at 12,328).
+    columns_excluded_upstream : int
+        Matrix columns left out of ``sample_meta`` on purpose by an earlier
+        step that counted them (e.g. the CMap LINCS 2020 signature filters of
+        :mod:`biokernels.io.lincs2020`): exactly this many columns may lack
+        metadata (counted as such); any other number is an error.
+    upstream_counts : DataFrame, optional
+        That step's counts (``step``, ``reason``, ``n``), put first in
+        ``counts``.
+    progress_every : float, optional
+        Seconds between two progress lines of the matrix read in ``log``
+        (columns and bytes read, rate, time left; default 30).
     log : logging.Logger, optional
         Receives one line per count, the dose and time ranges, and the
         warnings (also issued as ``UserWarning``).
@@ -457,12 +500,15 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
     Raises
     ------
     InputError
-        Matrix columns without metadata, NaN/inf in the matrix, no sample
+        Matrix columns without metadata (other than the
+        ``columns_excluded_upstream``), matrices with different rows or a
+        column id in common, NaN/inf in the matrix, no sample
         left after a filter, a kept cell line without controls (named), or
         ``replicate_key`` with dose and time on metadata without a dose or
         time field (names the file and the fields).
     ValueError
-        ``missing_controls`` or ``replicate_key`` not one of their values.
+        ``missing_controls``, ``replicate_key`` or ``gene_space`` not one of
+        their values.
 
     Warns
     -----
@@ -471,8 +517,14 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         that look like z-scores (:func:`looks_like_zscores`).
     """
     import warnings
+    from contextlib import ExitStack
 
-    gctx_path = Path(gctx_path)
+    paths = [Path(p) for p in ([gctx_path] if isinstance(gctx_path, (str, Path)) else gctx_path)]
+    if not paths:
+        raise ValueError("gctx_path: expected a matrix file or a non-empty list of them")
+    gctx_path = paths[0] if len(paths) == 1 else Path(", ".join(map(str, paths)))
+    if gene_space not in GENE_SPACES:
+        raise ValueError(f"gene_space: expected one of {list(GENE_SPACES)}, got {gene_space!r}")
     if missing_controls not in ("error", "drop"):
         raise ValueError(f"missing_controls: expected 'error' or 'drop', got {missing_controls!r}")
     key = check_replicate_key(replicate_key)
@@ -491,10 +543,39 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
     def warn(msg: str) -> None:
         if log is not None:
             log.warning(msg)
-        warnings.warn(msg, UserWarning, stacklevel=3)
+        warnings.warn(msg, UserWarning, stacklevel=4)
 
-    col_meta = read_gctx_meta(gctx_path, axis="col")
-    row_meta = read_gctx_meta(gctx_path, axis="row")
+    with ExitStack() as stack:
+        matrices = [stack.enter_context(open_matrix(p)) for p in paths]
+        return _preprocess(matrices, gctx_path, valid_drugs, sample_meta, sample_meta_source, gene_info,
+                           log2_transform, controls, missing_controls, key, chunk_size, gene_space,
+                           columns_excluded_upstream, upstream_counts, progress_every, note, say, warn, counts,
+                           log)
+
+
+def _preprocess(matrices, gctx_path, valid_drugs, sample_meta, sample_meta_source, gene_info, log2_transform,
+                controls, missing_controls, key, chunk_size, gene_space, columns_excluded_upstream,
+                upstream_counts, progress_every, note, say, warn, counts, log) -> Preprocessed:
+    """The body of :func:`preprocess_cmap`, on open matrices."""
+    by_dose = key == DOSE_TIME_KEY
+    if upstream_counts is not None:
+        for row in upstream_counts.itertuples(index=False):
+            counts.append({"step": str(row.step), "reason": str(row.reason), "n": int(row.n)})
+            say("%s: %s: %d (earlier step)", row.step, row.reason, int(row.n))
+    first = matrices[0]
+    row_meta = first.row_meta
+    for m in matrices[1:]:
+        if set(m.row_meta.index) != set(row_meta.index):
+            only = sorted(set(row_meta.index) ^ set(m.row_meta.index))
+            raise InputError(f"{m.path} and {first.path}: the matrices have different rows ({len(only)} row id(s) "
+                             f"in one only, e.g. {only[:5]}); several matrices must hold the same genes")
+    col_meta = pd.concat([m.col_meta for m in matrices]) if len(matrices) > 1 else first.col_meta
+    if len(matrices) > 1:
+        dup = col_meta.index[col_meta.index.duplicated()]
+        if len(dup):
+            raise InputError(f"{gctx_path}: {len(dup)} column id(s) are in several matrices, e.g. "
+                             f"{list(dup.unique()[:5])}")
+    file_of = np.repeat(np.arange(len(matrices)), [m.shape[1] for m in matrices])
     src = sample_meta_source or f"{gctx_path} (column metadata)"
     meta, fields = _sample_frame(col_meta if sample_meta is None else sample_meta, src)
     if by_dose:
@@ -507,13 +588,22 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
     say("replicate key %s; dose from %s, time from %s", list(key), fields["dose"] or "no field (unknown)",
         fields["time"] or "no field (unknown)")
     cols = col_meta.index.astype(str)
-    no_meta = cols[~cols.isin(meta.index)]
-    if len(no_meta):
+    has_meta = cols.isin(meta.index)
+    no_meta = cols[~has_meta]
+    if len(no_meta) != columns_excluded_upstream:
+        upstream = (f"; {columns_excluded_upstream} were excluded by the earlier step, so the sample table and "
+                    "the matrices do not belong together" if columns_excluded_upstream else "")
         raise InputError(f"{gctx_path}: {len(no_meta)} column id(s) have no row in {src}, "
-                         f"e.g. {list(no_meta[:5])}")
+                         f"e.g. {list(no_meta[:5])}{upstream}")
     note("samples", "in matrix", len(cols))
-    if len(meta) > len(cols):
-        note("samples", "in metadata but not in the matrix (ignored)", len(meta) - int(meta.index.isin(cols).sum()))
+    if columns_excluded_upstream:
+        note("samples", "excluded before preprocessing (counted above; not read)", len(no_meta))
+    n_meta_in = int(meta.index.isin(cols).sum())
+    if len(meta) > n_meta_in:
+        note("samples", "in metadata but not in the matrix (ignored)", len(meta) - n_meta_in)
+    n_matrix_cols = len(cols)
+    file_of = file_of[np.asarray(has_meta)]
+    cols = cols[np.asarray(has_meta)]
     meta = meta.loc[cols]
 
     # genes: Entrez ids from the row metadata's pr_gene_id when present (older
@@ -530,9 +620,20 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
     if gene_info is not None:
         gi = gene_info.copy()
         gi["pr_gene_id"] = [_gene_id(v) for v in gi["pr_gene_id"]]
-        lm = set(gi.loc[gi["pr_is_lm"].astype(str).isin(["1", "1.0", "True", "true"]), "pr_gene_id"])
-        keep_rows = rows[gene_of_row.isin(lm).to_numpy()]
-        note("genes", "not landmark (dropped)", len(rows) - len(keep_rows))
+        in_table = gene_of_row.isin(set(gi["pr_gene_id"])).to_numpy()
+        if not in_table.all():
+            note("genes", "not in the gene table (dropped)", int((~in_table).sum()))
+        if gene_space == "all":
+            space = set(gi["pr_gene_id"])
+        else:
+            flag = "pr_is_lm" if gene_space == "landmark" else "pr_is_bing"
+            if flag not in gi.columns:
+                raise InputError(f"{src}: gene_space {gene_space} needs the gene table's {flag!r} column, which it "
+                                 f"lacks (columns {list(gi.columns)[:10]})")
+            space = set(gi.loc[gi[flag].astype(str).isin(["1", "1.0", "True", "true"]), "pr_gene_id"])
+        keep_rows = rows[(gene_of_row.isin(space).to_numpy()) & in_table]
+        reason = "not landmark (dropped)" if gene_space == "landmark" else f"not in gene space {gene_space} (dropped)"
+        note("genes", reason, int(in_table.sum()) - len(keep_rows))
         symbols = gi.set_index("pr_gene_id")["pr_gene_symbol"].reindex(gene_of_row[keep_rows]).fillna("")
     else:
         keep_rows = rows
@@ -607,8 +708,18 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
     group[trt_meta.index] = pair_codes
     cgroup = pd.Series(-1, index=meta.index, dtype=np.int64)
     cgroup[ctl_meta.index] = cell_codes
-    wanted = meta.index[trt | ctl]
-    for chunk in iter_gctx_columns(gctx_path, cid=list(wanted), rid=list(keep_rows), chunk_size=chunk_size):
+    use = (trt | ctl).to_numpy()
+    n_read = int(use.sum())
+    if chunk_size is None:
+        chunk_size = min(max(1, n_read), max(1, CHUNK_BYTES // (8 * max(1, len(keep_rows)))))
+    progress = Progress(log, f"reading {n_read:,} of {n_matrix_cols:,} matrix columns x {len(keep_rows):,} genes",
+                        n_read, unit="columns", every_s=PROGRESS_EVERY_S if progress_every is None
+                        else progress_every)
+    say("reading %d columns of %d matrix file(s) in chunks of %d columns", n_read, len(matrices), chunk_size)
+    chunks = (chunk for k, m in enumerate(matrices)
+              for chunk in m.iter_columns(list(meta.index[use & (file_of == k)]), list(keep_rows), chunk_size,
+                                          validate=False, progress=progress))
+    for chunk in chunks:
         x = chunk.data.to_numpy(dtype=np.float64).T  # samples x genes
         if not np.isfinite(x).all():
             i, j = np.argwhere(~np.isfinite(x))[0]
@@ -628,8 +739,10 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         ctl_sq += (xc ** 2).sum(axis=0)
         ctl_neg += (xc < 0).sum(axis=0)
 
+    progress.finish()
     n_rep = np.bincount(pair_codes, minlength=len(pair_index))
-    expr = sums / n_rep[:, None]
+    sums /= n_rep[:, None]  # in place: the pair means (no second pairs x genes array)
+    expr = sums
     if log2_transform:
         keep_gene = ~has_one
         note("genes", "equal to 1 after log2(x+1) scaling in some sample (dropped)", int(has_one.sum()))
@@ -657,7 +770,8 @@ def preprocess_cmap(gctx_path: str | Path, valid_drugs, *, sample_meta: pd.DataF
         pairs["n_doses"] = g["dose_r"].nunique().reindex(range(len(pair_index))).to_numpy()
         pairs["n_times"] = g["time_h"].nunique().reindex(range(len(pair_index))).to_numpy()
         time_unknown = g["t_unknown"].any().reindex(range(len(pair_index))).to_numpy()
-    expression = pd.DataFrame(expr[:, keep_gene], index=pairs.index, columns=gene_cols)
+    expression = pd.DataFrame(expr if keep_gene.all() else expr[:, keep_gene], index=pairs.index, columns=gene_cols,
+                              copy=False)
 
     if use_ctl:
         n_ctl = np.bincount(cell_codes, minlength=len(cell_index))

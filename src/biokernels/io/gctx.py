@@ -37,6 +37,16 @@ GCT text (Broad Institute GCT 1.2 / 1.3, as GenePattern and cmapPy
 GCT 1.2 has the counts line ``n_rows n_cols``, the header ``Name
 Description <column ids>``, one ``Description`` per row and no column
 metadata.
+
+Either format is accepted wherever a matrix is read (:func:`read_gctx`,
+:func:`iter_gctx_columns`, :func:`read_gctx_meta`, :func:`open_matrix`):
+the file's content decides (:func:`matrix_format`: the HDF5 signature, or a
+``#1.2``/``#1.3`` first line), not its name, and a file that is neither is
+refused with what it looks like (gzip-compressed GCTX, HTML or XML error
+page, CSV, Git LFS pointer, ...) and what to do. A GCTX is read by blocks of
+columns with h5py slices (:func:`_read_block`), so a matrix larger than
+memory (CMap LINCS 2020 level 5: 720,216 x 12,328 float32, 35 GB) is read
+with about ``BLOCK_BYTES`` plus the requested block in memory.
 """
 
 from __future__ import annotations
@@ -46,6 +56,7 @@ import gzip
 import io
 import math
 import numbers
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,13 +152,163 @@ def _null_666(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, index=df.index)
 
 
-def _open_h5(path: Path) -> h5py.File:
+# ---------------------------------------------------------------- what a file holds
+
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+"""The 8 bytes that start an HDF5 superblock (HDF5 File Format Specification,
+"Format Signature"), at byte 0 or after a user block of 512, 1024, 2048, ... bytes."""
+GCT_VERSIONS = ("#1.2", "#1.3")
+_BOM = "\ufeff"
+
+
+def _hdf5_at(path: Path, size: int) -> bool:
+    """Whether the HDF5 signature sits at byte 0, 512, 1024, 2048, ... of the file."""
+    with open(path, "rb") as handle:
+        offset = 0
+        while offset + len(HDF5_SIGNATURE) <= size:
+            handle.seek(offset)
+            if handle.read(len(HDF5_SIGNATURE)) == HDF5_SIGNATURE:
+                return True
+            offset = 512 if offset == 0 else offset * 2
+    return False
+
+
+def _first_line(head: bytes) -> str:
+    text = head.decode("utf-8", errors="replace")
+    return text.lstrip(_BOM).split("\n", 1)[0].rstrip("\r")
+
+
+def _gct_version(head: bytes) -> str | None:
+    line = _first_line(head).strip()
+    return line if line in GCT_VERSIONS else None
+
+
+def describe_content(head: bytes) -> str:
+    """What the first bytes of a file look like, in words, with what to do
+    about it (for the message of a file that is neither GCTX nor GCT).
+
+    Parameters
+    ----------
+    head : bytes
+        The file's first few KiB (decompressed, when the caller has
+        already seen a gzip wrapper).
+
+    Returns
+    -------
+    str
+        e.g. ``"an HTML page (an error or sign-in page saved in place of the
+        data?): check the URL and download it again"``.
+    """
+    if not head:
+        return "an empty file (0 bytes): the download or copy did not finish; fetch or copy it again"
+    magic = [(b"PK\x03\x04", "a ZIP archive: unzip it and give the .gctx or .gct file inside"),
+             (b"BZh", "bzip2-compressed data: decompress it first (bunzip2 -k)"),
+             (b"\xfd7zXZ\x00", "xz-compressed data: decompress it first (unxz -k)"),
+             (b"\x28\xb5\x2f\xfd", "zstd-compressed data: decompress it first (unzstd)"),
+             (b"PAR1", "a Parquet table, not a matrix file: write it as GCTX (biokernels.io.gctx.write_gctx)"),
+             (b"\x93NUMPY", "a NumPy .npy array without ids: write it as GCTX with its row and column ids"),
+             (b"\x80\x04", "a Python pickle: load it and write it as GCTX (biokernels.io.gctx.write_gctx)"),
+             (b"\x80\x05", "a Python pickle: load it and write it as GCTX (biokernels.io.gctx.write_gctx)")]
+    for prefix, what in magic:
+        if head.startswith(prefix):
+            return what
+    text = head.decode("utf-8", errors="replace").lstrip(_BOM)
+    printable = sum(c.isprintable() or c in "\t\r\n" for c in text[:2048]) / max(1, len(text[:2048]))
+    if printable < 0.9:
+        shown = " ".join(f"{b:02x}" for b in head[:8])
+        return (f"binary data starting with bytes {shown}, without the HDF5 signature "
+                f"(89 48 44 46 0d 0a 1a 0a): not a GCTX; the file may be truncated, corrupt or another format")
+    low = text[:1024].lstrip().lower()
+    line = _first_line(head)
+    if low.startswith("<!doctype html") or low.startswith("<html") or "<html" in low[:512]:
+        return ("an HTML page (an error or sign-in page saved in place of the data?): check the URL and "
+                "download it again")
+    if low.startswith("<?xml") or low.startswith("<error"):
+        return (f"an XML document ({line[:60]!r}; a storage service's error reply such as AccessDenied or "
+                "NoSuchKey?): check the URL and download it again")
+    if low.startswith("version https://git-lfs"):
+        return "a Git LFS pointer, not the file itself: fetch the real file (git lfs pull)"
+    if low.startswith("{") or low.startswith("["):
+        return "JSON text, not a matrix file"
+    if line.strip().startswith("#1."):
+        return f"a GCT header of an unknown version {line.strip()[:20]!r} (only #1.2 and #1.3 exist)"
+    if "\t" in line:
+        return (f"tab-separated text whose first line is {line[:80]!r}, not the GCT version line '#1.2' or "
+                "'#1.3': a plain table (e.g. a metadata table such as siginfo_beta.txt or inst_info.txt) is "
+                "not a matrix; give the .gctx file, or add the GCT header lines (format in "
+                "biokernels.io.gctx, written by write_gct)")
+    if "," in line:
+        return (f"comma-separated text (CSV) whose first line is {line[:80]!r}: convert it to GCT or GCTX "
+                "(biokernels.io.gctx.write_gct / write_gctx)")
+    return f"text whose first line is {line[:80]!r}, not the GCT version line '#1.2' or '#1.3'"
+
+
+def matrix_format(path: str | Path) -> str:
+    """Whether a file is a GCTX (HDF5) or a GCT text file, by its content,
+    whatever its name.
+
+    GCTX: the HDF5 signature (:data:`HDF5_SIGNATURE`) at byte 0 or after a
+    user block. GCT: a first line ``#1.2`` or ``#1.3`` (a UTF-8 byte-order
+    mark and surrounding blanks allowed), plain or gzip-compressed
+    (``.gct.gz``).
+
+    Returns
+    -------
+    {"gctx", "gct"}
+
+    Raises
+    ------
+    InputError
+        If the file is missing, or holds neither: the message says what it
+        looks like (empty, gzip-compressed GCTX, ZIP, HTML or XML error page,
+        Git LFS pointer, CSV or tab-separated table, other binary data) and
+        what to do.
+    """
+    path = Path(path)
     if not path.is_file():
-        raise InputError(f"{path}: expected a GCTX (HDF5) file, found {'a folder' if path.is_dir() else 'nothing'}")
+        raise InputError(f"{path}: expected a GCTX (HDF5) or GCT (text) matrix file, found "
+                         f"{'a folder' if path.is_dir() else 'nothing'}")
+    size = path.stat().st_size
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    if _hdf5_at(path, size):
+        return "gctx"
+    if head[:2] == b"\x1f\x8b":
+        try:
+            with gzip.open(path, "rb") as handle:
+                inner = handle.read(4096)
+        except (OSError, EOFError, zlib.error) as err:
+            raise InputError(f"{path}: gzip-compressed, but cannot be decompressed ({err}): the file is truncated "
+                             "or corrupt; fetch or copy it again") from None
+        if inner.startswith(HDF5_SIGNATURE):
+            raise InputError(f"{path}: a gzip-compressed GCTX (HDF5): HDF5 cannot be read compressed; gunzip it "
+                             "first (gunzip -k), or set gunzip: true on its download")
+        if _gct_version(inner):
+            return "gct"
+        raise InputError(f"{path}: not a GCTX (HDF5) or GCT (text) matrix: the content is gzip-compressed "
+                         f"{describe_content(inner)}")
+    if _gct_version(head):
+        return "gct"
+    raise InputError(f"{path}: not a GCTX (HDF5) or GCT (text) matrix: the content is {describe_content(head)}")
+
+
+def matrix_format_or_none(path: str | Path) -> str | None:
+    """:func:`matrix_format`, or None where it would raise."""
+    try:
+        return matrix_format(path)
+    except InputError:
+        return None
+
+
+def _open_h5(path: Path) -> h5py.File:
+    if matrix_format(path) != "gctx":
+        raise InputError(f"{path}: a GCT text file where a GCTX (HDF5) file is needed here; read it with "
+                         "biokernels.io.gctx.read_gct or open_matrix")
     try:
         return h5py.File(path, "r")
     except OSError as err:
-        raise InputError(f"{path}: cannot open as a GCTX (HDF5) file: {err}") from None
+        raise InputError(f"{path}: has the HDF5 signature but cannot be opened as HDF5 ({err}): the file is "
+                         "truncated or corrupt; fetch or copy it again") from None
 
 
 def _read_meta(h5: h5py.File, path: Path, axis: str, convert_neg_666: bool) -> pd.DataFrame:
@@ -207,37 +368,81 @@ def _positions(index: pd.Index, wanted, path: Path, axis: str) -> np.ndarray | N
     return pos.astype(np.int64)
 
 
-def _read_block(matrix: h5py.Dataset, row_pos: np.ndarray | None, col_pos: np.ndarray | None) -> np.ndarray:
-    """Values at (row_pos, col_pos) as an (n_rows, n_cols) array.
+BLOCK_BYTES = 64 << 20
+"""Largest slab of ``0/DATA/0/matrix`` read at once (bytes), see :func:`_plan_windows`."""
 
-    The stored matrix is (n_cols, n_rows). Columns are read with one sorted
-    selection (a slice when the requested columns are dense enough, else h5py
-    fancy indexing, which needs increasing positions), rows with the slice
-    spanning them; both are then put in the requested order with numpy.
+
+def _plan_windows(sorted_pos: np.ndarray, gap: int, max_cols: int) -> list[tuple[int, int, int, int]]:
+    """Split increasing column positions into windows ``(first, stop, i0, i1)``:
+    file columns ``first:stop`` are read as one slice and hold the sorted
+    positions ``i0:i1``. A new window starts where two wanted columns are more
+    than ``gap`` apart (the columns between would be read for nothing) or
+    where the window would span more than ``max_cols`` columns."""
+    windows = []
+    n = len(sorted_pos)
+    if n == 0:
+        return windows
+    breaks = np.flatnonzero(np.diff(sorted_pos) > gap) + 1
+    for lo, hi in zip(np.r_[0, breaks], np.r_[breaks, n]):
+        i = lo
+        while i < hi:  # split a run longer than max_cols
+            first = sorted_pos[i]
+            j = int(np.searchsorted(sorted_pos[i:hi], first + max_cols, side="left")) + i
+            j = max(j, i + 1)
+            windows.append((int(first), int(sorted_pos[j - 1]) + 1, int(i), int(j)))
+            i = j
+    return windows
+
+
+def _read_block(matrix: h5py.Dataset, row_pos: np.ndarray | None, col_pos: np.ndarray | None,
+                max_bytes: int = BLOCK_BYTES) -> np.ndarray:
+    """Values at (row_pos, col_pos) as an (n_rows, n_cols) array, in the
+    requested orders.
+
+    The stored matrix is (n_cols, n_rows), each sample's values contiguous.
+    Rows: the slice spanning the requested rows is read and the rows taken
+    from it. Columns: the requested positions, sorted, are cut into windows
+    (:func:`_plan_windows`: a gap wider than one HDF5 chunk of columns, or a
+    slab over ``max_bytes``, starts a new window); each window is one h5py
+    slice ``matrix[first:stop, row_lo:row_hi]`` read into one reused buffer
+    (``read_direct``), so memory is the output plus at most ``max_bytes``,
+    whatever the file's size, and no h5py fancy (point-list) selection is
+    made. A window whose columns are all wanted, in file order, with all the
+    rows of its span, is read straight into the output.
     """
-    def plan(pos, n):
-        if pos is None:
-            return slice(0, n), None
-        if len(pos) == 0:
-            return slice(0, 0), pos
-        lo, hi = int(pos.min()), int(pos.max()) + 1
-        return slice(lo, hi), pos - lo
-
-    col_sel, col_take = plan(col_pos, matrix.shape[0])
-    row_sel, row_take = plan(row_pos, matrix.shape[1])
-    if col_take is not None and len(col_take) and (col_sel.stop - col_sel.start) > 2 * len(col_take) + 64:
-        order = np.argsort(col_pos, kind="stable")
-        block = matrix[col_pos[order], row_sel]  # increasing positions
-        inverse = np.empty_like(order)
-        inverse[order] = np.arange(len(order))
-        block = block[inverse]
-    else:
-        block = matrix[col_sel, row_sel]
-        if col_take is not None:
-            block = block[col_take]
-    if row_take is not None:
-        block = block[:, row_take]
-    return block.T
+    n_file_cols, n_file_rows = matrix.shape
+    rows = np.arange(n_file_rows, dtype=np.int64) if row_pos is None else np.asarray(row_pos, dtype=np.int64)
+    cols = np.arange(n_file_cols, dtype=np.int64) if col_pos is None else np.asarray(col_pos, dtype=np.int64)
+    out = np.empty((len(cols), len(rows)), dtype=matrix.dtype)  # samples x genes, transposed at the end
+    if len(rows) == 0 or len(cols) == 0:
+        return out.T
+    row_lo, row_hi = int(rows.min()), int(rows.max()) + 1
+    row_take = rows - row_lo
+    width = row_hi - row_lo
+    order = np.argsort(cols, kind="stable")
+    sorted_cols = cols[order]
+    chunk_cols = matrix.chunks[0] if matrix.chunks else 1
+    max_cols = max(1, int(max_bytes // max(1, width * matrix.dtype.itemsize)))
+    windows = _plan_windows(sorted_cols, gap=chunk_cols, max_cols=max_cols)
+    whole_rows = width == len(rows) and np.array_equal(row_take, np.arange(width))
+    in_order = np.array_equal(order, np.arange(len(cols)))
+    buffer = None
+    for first, stop, i0, i1 in windows:
+        dense = i1 - i0 == stop - first            # every column of the window is wanted
+        if dense and whole_rows and in_order:      # straight into the output, no copy
+            matrix.read_direct(out[i0:i1], source_sel=np.s_[first:stop, row_lo:row_hi])
+            continue
+        if buffer is None:
+            buffer = np.empty((max(b - a for a, b, _, _ in windows), width), dtype=matrix.dtype)
+        slab = buffer[:stop - first]
+        matrix.read_direct(slab, source_sel=np.s_[first:stop, row_lo:row_hi])
+        take = slice(None) if dense else sorted_cols[i0:i1] - first
+        picked = slab[take] if whole_rows else slab[np.ix_(np.arange(stop - first)[take], row_take)]
+        if in_order:
+            out[i0:i1] = picked
+        else:
+            out[order[i0:i1]] = picked
+    return out.T
 
 
 def _check_finite(path: Path, data: pd.DataFrame) -> None:
@@ -245,39 +450,177 @@ def _check_finite(path: Path, data: pd.DataFrame) -> None:
     bad = ~np.isfinite(values)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise InputError(f"{path}: {int(bad.sum())} non-finite value(s) (NaN or inf) in {MATRIX}; first at "
+        raise InputError(f"{path}: {int(bad.sum())} non-finite value(s) (NaN or inf) in the matrix; first at "
                          f"row id {data.index[i]!r}, column id {data.columns[j]!r} ({values[i, j]}); "
                          f"pass validate=False to keep them")
 
 
-def _assemble(matrix, path, row_meta, col_meta, rpos, cpos, validate) -> GCT:
-    rows = row_meta if rpos is None else row_meta.iloc[rpos]
-    cols = col_meta if cpos is None else col_meta.iloc[cpos]
-    try:
-        values = _read_block(matrix, rpos, cpos)
-    except OSError as err:  # e.g. a failed gzip filter on a corrupted chunk
-        raise InputError(f"{path}: cannot read the matrix {MATRIX!r} ({err}); the file is corrupt, "
-                         "download or generate it again") from err
-    data = pd.DataFrame(values, index=rows.index.copy(), columns=cols.index.copy())
-    if validate:
-        _check_finite(path, data)
-    return GCT(data=data, row_meta=rows, col_meta=cols)
+# ---------------------------------------------------------------- one reader for GCTX and GCT
+
+class MatrixFile:
+    """An open GCTX or GCT matrix: metadata read, values read on request.
+
+    Made by :func:`open_matrix`. GCTX values stay on disk and are read by
+    blocks with h5py (:meth:`read`); a GCT text file is parsed once (its
+    values are then in memory, as float64).
+
+    Attributes
+    ----------
+    path : Path
+    format : {"gctx", "gct"}
+    row_meta, col_meta : DataFrame
+        Indexed by row ids (``rid``) and column ids (``cid``), in file order.
+    shape : (int, int)
+        (n_rows, n_cols) of the logical matrix.
+    """
+
+    def __init__(self, path: Path, fmt: str, row_meta: pd.DataFrame, col_meta: pd.DataFrame,
+                 dataset: h5py.Dataset | None = None, values: np.ndarray | None = None,
+                 handle: h5py.File | None = None):
+        self.path, self.format = path, fmt
+        self.row_meta, self.col_meta = row_meta, col_meta
+        self._dataset, self._values, self._handle = dataset, values, handle
+        self.shape = (len(row_meta), len(col_meta))
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dataset.dtype if self._dataset is not None else self._values.dtype
+
+    @property
+    def chunk_cols(self) -> int:
+        """Columns per HDF5 chunk (1 for contiguous GCTX or for GCT)."""
+        return self._dataset.chunks[0] if self._dataset is not None and self._dataset.chunks else 1
+
+    def positions(self, ids, axis: str) -> np.ndarray | None:
+        """File positions of ``ids`` on ``axis`` ("row" or "col"), in the
+        given order (None for None); :class:`InputError` for unknown or
+        repeated ids."""
+        return _positions((self.row_meta if axis == "row" else self.col_meta).index, ids, self.path, axis)
+
+    def read(self, row_pos: np.ndarray | None = None, col_pos: np.ndarray | None = None,
+             max_bytes: int = BLOCK_BYTES) -> np.ndarray:
+        """Values at file positions ``row_pos`` x ``col_pos`` (None = all),
+        shape (n_rows, n_cols), in the requested orders; the file's dtype.
+
+        Raises
+        ------
+        InputError
+            If HDF5 cannot read the values (e.g. a corrupted compressed chunk).
+        """
+        if self._values is not None:
+            block = self._values if col_pos is None else self._values[:, col_pos]
+            return block if row_pos is None else block[row_pos]
+        try:
+            return _read_block(self._dataset, row_pos, col_pos, max_bytes)
+        except OSError as err:  # e.g. a failed gzip filter on a corrupted chunk
+            raise InputError(f"{self.path}: cannot read the matrix {MATRIX!r} ({err}); the file is corrupt, "
+                             "download or generate it again") from err
+
+    def gct(self, row_pos, col_pos, validate: bool = True, max_bytes: int = BLOCK_BYTES) -> GCT:
+        """The values and metadata at the given positions as a :class:`GCT`
+        (``validate``: :class:`InputError` on NaN or inf)."""
+        rows = self.row_meta if row_pos is None else self.row_meta.iloc[row_pos]
+        cols = self.col_meta if col_pos is None else self.col_meta.iloc[col_pos]
+        data = pd.DataFrame(self.read(row_pos, col_pos, max_bytes), index=rows.index.copy(),
+                            columns=cols.index.copy())
+        if validate:
+            _check_finite(self.path, data)
+        return GCT(data=data, row_meta=rows, col_meta=cols)
+
+    def iter_columns(self, cid: Sequence[str] | None = None, rid: Sequence[str] | None = None,
+                     chunk_size: int = 10000, validate: bool = True, progress=None,
+                     max_bytes: int = BLOCK_BYTES) -> Iterator[GCT]:
+        """The columns ``cid`` (default all, file order) x rows ``rid``
+        (default all) as :class:`GCT` chunks of at most ``chunk_size``
+        columns, in the requested order (see :func:`iter_gctx_columns`);
+        ``progress.update(n_columns, nbytes=...)`` after each chunk.
+
+        Raises
+        ------
+        InputError
+            Unknown or repeated ids (before the first chunk), a
+            ``chunk_size`` that is not a positive integer, or (``validate``)
+            NaN or inf among the values read.
+        """
+        if not isinstance(chunk_size, numbers.Integral) or chunk_size < 1:
+            raise InputError(f"{self.path}: chunk_size must be a positive integer, got {chunk_size!r}")
+        rpos, cpos = self.positions(rid, "row"), self.positions(cid, "col")
+        if cpos is None:
+            cpos = np.arange(self.shape[1], dtype=np.int64)
+        n_rows = self.shape[0] if rpos is None else len(rpos)
+        for start in range(0, len(cpos), chunk_size):
+            block = self.gct(rpos, cpos[start:start + chunk_size], validate, max_bytes)
+            if progress is not None:
+                progress.update(block.data.shape[1], nbytes=block.data.shape[1] * n_rows * self.dtype.itemsize)
+            yield block
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+    def __enter__(self) -> "MatrixFile":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
-# ---------------------------------------------------------------- GCTX read
+def open_matrix(path: str | Path, convert_neg_666: bool = False) -> MatrixFile:
+    """Open a GCTX (HDF5) or GCT (text, 1.2 or 1.3, gzip allowed) matrix,
+    told apart by content (:func:`matrix_format`), not by name.
 
-def read_gctx(path: str | Path, rid: Sequence[str] | None = None, cid: Sequence[str] | None = None,
-              meta_only: bool = False, validate: bool = True, convert_neg_666: bool = False) -> GCT:
-    """Read a GCTX file, or the rows and columns of it that are asked for.
-
-    Only the needed part of ``0/DATA/0/matrix`` is read with h5py: the
-    requested columns (one sorted selection), restricted to the span of the
-    requested rows; then both are put in the requested order.
+    Use as a context manager (``with open_matrix(p) as m: ...``); the HDF5
+    file stays open until then.
 
     Parameters
     ----------
     path : path
-        GCTX file (layout in the module docstring).
+    convert_neg_666 : bool
+        As in :func:`read_gctx`.
+
+    Returns
+    -------
+    MatrixFile
+
+    Raises
+    ------
+    InputError
+        As :func:`matrix_format` (missing file, neither format, with what it
+        looks like), :func:`read_gctx` (GCTX layout) or :func:`read_gct`
+        (GCT text).
+    """
+    path = Path(path)
+    if matrix_format(path) == "gct":
+        gct = read_gct(path, convert_neg_666=convert_neg_666)
+        return MatrixFile(path, "gct", gct.row_meta, gct.col_meta, values=gct.data.to_numpy())
+    h5 = _open_h5(path)
+    try:
+        matrix, row_meta, col_meta = _layout(h5, path, convert_neg_666)
+    except BaseException:
+        h5.close()
+        raise
+    return MatrixFile(path, "gctx", row_meta, col_meta, dataset=matrix, handle=h5)
+
+
+# ---------------------------------------------------------------- GCTX (or GCT) read
+
+def read_gctx(path: str | Path, rid: Sequence[str] | None = None, cid: Sequence[str] | None = None,
+              meta_only: bool = False, validate: bool = True, convert_neg_666: bool = False) -> GCT:
+    """Read a GCTX file (or a GCT text file: told apart by content), or the
+    rows and columns of it that are asked for.
+
+    Only the needed part of ``0/DATA/0/matrix`` is read with h5py: the
+    requested columns, by windows of consecutive columns (h5py slices, no
+    point selection), restricted to the span of the requested rows; then both
+    are put in the requested order (:func:`_read_block`). A GCT text file is
+    parsed whole (:func:`read_gct`) and the same selection made.
+
+    Parameters
+    ----------
+    path : path
+        GCTX file (layout in the module docstring) or GCT 1.2/1.3 text
+        (gzip allowed), whatever the file name.
     rid, cid : sequence of str, optional
         Row (gene) and column (sample) ids to read, in the order wanted;
         all, in file order, when omitted.
@@ -294,46 +637,47 @@ def read_gctx(path: str | Path, rid: Sequence[str] | None = None, cid: Sequence[
     -------
     GCT
         ``data`` shape (len(rid) or n_rows, len(cid) or n_cols), the file's
-        dtype (float32 for L1000); ``row_meta``/``col_meta`` with one column
-        per metadata field (strings decoded UTF-8 with a Latin-1 fallback,
-        numbers as stored), indexed by id (``rid``/``cid``; numeric ids become
-        strings).
+        dtype (float32 for L1000 GCTX; float64 for GCT text);
+        ``row_meta``/``col_meta`` with one column per metadata field (GCTX:
+        strings decoded UTF-8 with a Latin-1 fallback, numbers as stored;
+        GCT: as :func:`read_gct`), indexed by id (``rid``/``cid``; numeric ids
+        become strings).
 
     Raises
     ------
     InputError
-        If the file is missing or not HDF5; a layout part is missing; a
-        metadata field's length or the matrix shape disagrees with the ids
-        (``(n_cols, n_rows)`` expected on disk); ids are duplicated in the file
-        or in ``rid``/``cid``; requested ids are not in the file (the count and
-        up to 5 are named); or, with ``validate``, values are not finite (the
-        count and the first row id and column id are named).
+        If the file is missing or neither GCTX nor GCT (what it looks like is
+        named: gzip-compressed GCTX, HTML page, CSV, ...); a layout part is
+        missing; a metadata field's length or the matrix shape disagrees with
+        the ids (``(n_cols, n_rows)`` expected on disk); ids are duplicated in
+        the file or in ``rid``/``cid``; requested ids are not in the file (the
+        count and up to 5 are named); or, with ``validate``, values are not
+        finite (the count and the first row id and column id are named).
     """
-    path = Path(path)
-    with _open_h5(path) as h5:
-        matrix, row_meta, col_meta = _layout(h5, path, convert_neg_666)
-        rpos = _positions(row_meta.index, rid, path, "row")
-        cpos = _positions(col_meta.index, cid, path, "col")
+    with open_matrix(path, convert_neg_666) as m:
+        rpos, cpos = m.positions(rid, "row"), m.positions(cid, "col")
         if meta_only:
             return GCT(data=None,
-                       row_meta=row_meta if rpos is None else row_meta.iloc[rpos],
-                       col_meta=col_meta if cpos is None else col_meta.iloc[cpos])
-        return _assemble(matrix, path, row_meta, col_meta, rpos, cpos, validate)
+                       row_meta=m.row_meta if rpos is None else m.row_meta.iloc[rpos],
+                       col_meta=m.col_meta if cpos is None else m.col_meta.iloc[cpos])
+        return m.gct(rpos, cpos, validate)
 
 
 def iter_gctx_columns(path: str | Path, cid: Sequence[str] | None = None, rid: Sequence[str] | None = None,
-                      chunk_size: int = 10000, validate: bool = True,
-                      convert_neg_666: bool = False) -> Iterator[GCT]:
-    """Read a GCTX file a block of columns at a time.
+                      chunk_size: int = 10000, validate: bool = True, convert_neg_666: bool = False,
+                      progress=None, max_bytes: int = BLOCK_BYTES) -> Iterator[GCT]:
+    """Read a GCTX (or GCT) file a block of columns at a time.
 
-    For files too large to hold (e.g. the 978 landmark rows of the
-    1.3-million-column L1000 level-3 matrix): the file is opened and the
-    metadata read once, then each chunk reads only its columns.
+    For files too large to hold (the 978 landmark rows of the 720,216 x
+    12,328 float32 level-5 matrix of CMap LINCS 2020 are 2.8 GB, all rows
+    35 GB): the file is opened and the metadata read once, then each chunk
+    reads only its columns and the requested rows, by h5py slices of at most
+    ``max_bytes`` (:func:`_read_block`).
 
     Parameters
     ----------
     path : path
-        GCTX file.
+        GCTX file, or GCT text (parsed whole, then cut into the same chunks).
     cid : sequence of str, optional
         Column ids, in the order wanted; all columns in file order if omitted.
     rid : sequence of str, optional
@@ -342,6 +686,12 @@ def iter_gctx_columns(path: str | Path, cid: Sequence[str] | None = None, rid: S
         Columns per chunk (the last may be smaller).
     validate, convert_neg_666 : bool
         As in :func:`read_gctx`.
+    progress : biokernels.io.download.Progress, optional
+        Told the columns (and bytes) of each chunk read
+        (``progress.update(n_columns, nbytes=...)``), so a rule log shows
+        how far a long read is.
+    max_bytes : int
+        Largest slab read from HDF5 at once.
 
     Yields
     ------
@@ -358,23 +708,18 @@ def iter_gctx_columns(path: str | Path, cid: Sequence[str] | None = None, rid: S
     path = Path(path)
     if not isinstance(chunk_size, numbers.Integral) or chunk_size < 1:
         raise InputError(f"{path}: chunk_size must be a positive integer, got {chunk_size!r}")
-    with _open_h5(path) as h5:
-        matrix, row_meta, col_meta = _layout(h5, path, convert_neg_666)
-        rpos = _positions(row_meta.index, rid, path, "row")
-        cpos = _positions(col_meta.index, cid, path, "col")
-        if cpos is None:
-            cpos = np.arange(len(col_meta), dtype=np.int64)
-        for start in range(0, len(cpos), chunk_size):
-            yield _assemble(matrix, path, row_meta, col_meta, rpos, cpos[start:start + chunk_size], validate)
+    with open_matrix(path, convert_neg_666) as m:
+        yield from m.iter_columns(cid, rid, chunk_size, validate, progress, max_bytes)
 
 
 def read_gctx_meta(path: str | Path, axis: str = "col", convert_neg_666: bool = False) -> pd.DataFrame:
-    """Read one axis's metadata of a GCTX file (the matrix is not read).
+    """Read one axis's metadata of a GCTX file (the matrix is not read), or
+    of a GCT text file (parsed whole).
 
     Parameters
     ----------
     path : path
-        GCTX file.
+        GCTX or GCT file (told apart by content).
     axis : {"col", "row"}
         ``0/META/COL`` (samples) or ``0/META/ROW`` (genes).
     convert_neg_666 : bool
@@ -388,13 +733,16 @@ def read_gctx_meta(path: str | Path, axis: str = "col", convert_neg_666: bool = 
     Raises
     ------
     InputError
-        If ``axis`` is not "col" or "row", the file is missing or not HDF5,
-        the group or its ``id`` is missing, a field's length differs from
-        the ids', or ids are duplicated.
+        If ``axis`` is not "col" or "row", the file is missing or neither
+        GCTX nor GCT, the group or its ``id`` is missing, a field's length
+        differs from the ids', or ids are duplicated.
     """
     path = Path(path)
     if axis not in _AXES:
         raise InputError(f"{path}: axis must be 'col' or 'row', got {axis!r}")
+    if matrix_format(path) == "gct":
+        with open_matrix(path, convert_neg_666) as m:
+            return m.row_meta if axis == "row" else m.col_meta
     with _open_h5(path) as h5:
         return _read_meta(h5, path, axis, convert_neg_666)
 
@@ -627,9 +975,16 @@ def read_gct(path: str | Path, dtype=np.float64, convert_neg_666: bool = False) 
     while lines and lines[-1].strip() == "":
         lines.pop()
     lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    if lines and lines[0].startswith(_BOM):
+        lines[0] = lines[0][1:]
     version = lines[0].strip() if lines else ""
-    if version not in ("#1.2", "#1.3"):
-        raise InputError(f"{path}: line 1: expected '#1.2' or '#1.3', got {version[:40]!r}")
+    if version not in GCT_VERSIONS:
+        hint = ""
+        if text and matrix_format_or_none(path) == "gctx":
+            hint = " (this is a GCTX (HDF5) file: read it with read_gctx or open_matrix)"
+        elif text:
+            hint = f" (the content is {describe_content(text[:4096].encode('utf-8', errors='replace'))})"
+        raise InputError(f"{path}: line 1: expected '#1.2' or '#1.3', got {version[:40]!r}{hint}")
     n_counts = 2 if version == "#1.2" else 4
     counts = lines[1].split() if len(lines) > 1 else []
     if len(counts) != n_counts or not all(c.isdigit() for c in counts):

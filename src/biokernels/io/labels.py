@@ -3,8 +3,11 @@
 **Registry** (:data:`LABEL_READERS`): a label ``format`` of the config (a
 diffusion source's ``label_format``) -> its reader, called with the format's
 settings as keyword arguments (named as the config keys) and returning a 0/1
-DataFrame (proteins x functions). Adding a format is a reader of that shape
-plus one registry line (and the format and its keys in the config schema).
+DataFrame (proteins x functions), or that DataFrame and a dict of counts
+(what was read and dropped). A reader with a ``proteins`` parameter is given
+the network's protein ids by the caller (to map identifiers and count term
+sizes on the network). Adding a format is a reader of that shape plus one
+registry line (and the format and its keys in the config schema).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from biokernels.errors import InputError
+from biokernels.io.go import load_gaf
 from biokernels.io.networks import read_table
 
 
@@ -90,16 +94,20 @@ def load_mips_funcat(mips_genes_path: str | Path, mips_terms_path: str | Path,
 #: source's ``label_format`` lists exactly these keys,
 #: tests/unit/test_registries.py). Each reader takes the format's settings as
 #: keyword arguments and returns a DataFrame of 0/1, shape (n_proteins,
-#: n_functions), index the protein identifiers, columns the functions.
+#: n_functions), index the protein identifiers, columns the functions, or
+#: ``(that DataFrame, counts dict)``; one with a ``proteins`` parameter gets
+#: the network's protein ids from the caller.
 LABEL_READERS = {
     "mips_funcat": load_mips_funcat,   # MIPS FunCat, Mashup benchmark files (Cho, Berger & Peng 2016)
+    "gaf": load_gaf,                   # GO annotations, GAF 2.x + OBO ontology, propagated (biokernels.io.go)
 }
 
 
-def select_tasks(labels: pd.DataFrame, proteins: list[str], min_annotated: int
-                 ) -> tuple[pd.DataFrame, dict[str, int]]:
+def select_tasks(labels: pd.DataFrame, proteins: list[str], min_annotated: int,
+                 max_annotated: int | None = None) -> tuple[pd.DataFrame, dict[str, int]]:
     """Restrict a label table to the network's proteins and keep the tasks
-    with at least ``min_annotated`` positive proteins there.
+    with at least ``min_annotated`` (and at most ``max_annotated``) positive
+    proteins there.
 
     Proteins of the network without any annotation stay, with 0 in every
     task (they are negatives, as in the paper's setting where each task is
@@ -113,17 +121,22 @@ def select_tasks(labels: pd.DataFrame, proteins: list[str], min_annotated: int
         The network's proteins (row order of the result).
     min_annotated : int
         Minimum number of positive network proteins for a task to be kept.
+    max_annotated : int, optional
+        Maximum number of positive network proteins (None: no bound), e.g.
+        to leave out GO terms as general as "biological_process".
 
     Returns
     -------
     tasks : DataFrame of 0/1, shape (len(proteins), n_kept_tasks)
     counts : dict with ``annotated_not_in_network``, ``network_unannotated``,
-        ``tasks_total``, ``tasks_kept``.
+        ``tasks_total``, ``tasks_kept`` and, with ``max_annotated``,
+        ``tasks_below_min`` and ``tasks_above_max``.
 
     Raises
     ------
     InputError
-        If no task keeps ``min_annotated`` positives, or labels are not 0/1.
+        If no task keeps ``min_annotated`` positives (and at most
+        ``max_annotated``), or labels are not 0/1.
     """
     values = labels.to_numpy()
     if not np.isin(values, (0, 1)).all():
@@ -132,12 +145,17 @@ def select_tasks(labels: pd.DataFrame, proteins: list[str], min_annotated: int
     in_net = set(proteins)
     Y = labels.reindex(proteins, fill_value=0)
     Y = Y.fillna(0).astype(int)
-    keep = Y.columns[Y.sum(axis=0) >= min_annotated]
+    sizes = Y.sum(axis=0)
+    upper = max_annotated if max_annotated is not None else np.inf
+    keep = Y.columns[(sizes >= min_annotated) & (sizes <= upper)]
     counts = {"annotated_not_in_network": int(sum(p not in in_net for p in annotated)),
-              "network_unannotated": int((Y.sum(axis=1) == 0).sum()),
-              "tasks_total": labels.shape[1], "tasks_kept": len(keep)}
+              "network_unannotated": int((Y.sum(axis=1) == 0).sum()), "tasks_total": labels.shape[1]}
+    if max_annotated is not None:    # the window's two ends counted apart
+        counts.update(tasks_below_min=int((sizes < min_annotated).sum()), tasks_above_max=int((sizes > upper).sum()))
+    counts["tasks_kept"] = len(keep)
     if len(keep) == 0:
-        raise InputError(f"no task has >= {min_annotated} annotated proteins in the network")
+        window = f">= {min_annotated}" + (f" and <= {max_annotated}" if max_annotated is not None else "")
+        raise InputError(f"no task has {window} annotated proteins in the network ({counts})")
     out = Y[keep]
     out.index.name = "protein"
     return out, counts

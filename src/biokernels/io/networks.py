@@ -20,9 +20,15 @@ schema).
 
 from __future__ import annotations
 
+import contextlib
+import gzip
+import io
 import re
+import zipfile
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 import pandas as pd
@@ -80,6 +86,184 @@ def read_table(path: str | Path, header: bool = True) -> pd.DataFrame:
         raise InputError(f"{path}: the file is empty (expected a tab-separated table)") from None
     except pd.errors.ParserError as err:
         raise InputError(f"{path}: cannot parse as a tab-separated table: {err}".strip()) from None
+
+
+#: Leading bytes of the compressed layouts a text input may come in.
+_MAGIC = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz"}
+#: File-name endings that promise an uncompressed text file.
+_TEXT_SUFFIXES = (".txt", ".tsv", ".tab", ".tab2", ".tab3", ".gaf", ".obo", ".csv", ".sif")
+#: File-name endings that promise a compressed layout.
+_COMPRESSED_SUFFIXES = {".gz": "gzip", ".zip": "zip", ".bz2": "bzip2", ".xz": "xz"}
+
+
+def _compression(path: Path) -> str:
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+    return next((kind for magic, kind in _MAGIC.items() if head.startswith(magic)), "none")
+
+
+def _first_lines(handle, n: int = 5) -> list[str]:
+    lines = []
+    for line in handle:
+        line = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+        if line.strip():
+            lines.append(line.rstrip("\r\n"))
+        if len(lines) >= n:
+            break
+    return lines
+
+
+def describe_lines(lines: list[str]) -> str:
+    """What a text file looks like, from its first non-empty lines, for
+    error messages (e.g. ``"a GAF 2.2 annotation file"``, ``"an OBO
+    ontology"``, ``"a BioGRID TAB2 file (24 columns)"``, ``"an HTML page
+    (often a download's error or sign-in page)"``); falls back to quoting
+    the start of the first line."""
+    if not lines:
+        return "an empty text file"
+    first = lines[0].lstrip("\ufeff").strip()
+    low = first.lower()
+    fields = first.split("\t")
+    if low.startswith("!gaf-version"):
+        return f"a GAF {first.split(':', 1)[-1].strip()} annotation file"
+    if low.startswith("!gpad-version"):
+        return "a GPAD annotation file (no gene symbols or synonyms; use the GAF of the same release)"
+    if low.startswith("!gpi-version"):
+        return "a GPI gene-product file (no annotations)"
+    if low.startswith("format-version:") or any(x.strip() == "[Term]" for x in lines):
+        return "an OBO ontology"
+    if low.startswith("<!doctype html") or low.startswith("<html"):
+        return "an HTML page (often a download's error or sign-in page)"
+    if low.startswith("<?xml") or low.startswith("<"):
+        text = " ".join(lines).lower()
+        kind = "an OWL/RDF ontology" if "owl" in text or "rdf" in text else \
+            "a PSI-MI XML file" if "entryset" in text else "an XML file"
+        return kind
+    if first.startswith("{") or first.startswith("["):
+        return "a JSON file"
+    if fields[0] == "#BioGRID Interaction ID":
+        return (f"a BioGRID TAB3 file ({len(fields)} columns)" if "Organism ID Interactor A" in fields
+                else f"a BioGRID TAB2 file ({len(fields)} columns)")
+    if low.startswith("#id interactor a") or low.startswith("#id(s) interactor a") or "taxid:" in low:
+        return "a PSI-MITAB file"
+    if low.startswith("interactor_a") or "official_symbol_a" in low:
+        return "a BioGRID TAB (version 1) file"
+    if first.split()[:2] == ["protein1", "protein2"]:
+        return "a STRING protein.links file"
+    if low.startswith("!"):
+        return f"a file of '!' comment lines starting with {first[:60]!r}"
+    return f"text starting with {first[:60]!r}"
+
+
+def describe_text_file(path: str | Path, member: str | None = None) -> str:
+    """What the file at ``path`` looks like (:func:`describe_lines` of its
+    first lines, decompressed when gzip or a zip member), for error
+    messages; never raises."""
+    path = Path(path)
+    try:
+        kind = _compression(path)
+        if kind == "gzip":
+            with gzip.open(path, "rb") as fh:
+                return "gzip-compressed " + describe_lines(_first_lines(fh))
+        if kind == "zip":
+            with zipfile.ZipFile(path) as zf:
+                names = zf.namelist()
+                name = member if member in names else names[0] if len(names) == 1 else None
+                if name is None:
+                    return f"a zip archive of {len(names)} files ({', '.join(names[:3])}, ...)"
+                with zf.open(name) as fh:
+                    return f"a zip archive whose {name} is " + describe_lines(_first_lines(fh))
+        if kind in ("bzip2", "xz"):
+            return f"a {kind}-compressed file"
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+        if b"\x00" in head:
+            return "a binary file (not text)"
+        with open(path, "rb") as fh:
+            return describe_lines(_first_lines(fh))
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError) as err:
+        return f"an unreadable file ({err})"
+
+
+@contextlib.contextmanager
+def open_text(path: str | Path, what: str, member: str | None = None) -> Iterator[TextIO]:
+    """Open a text input for reading (UTF-8), plain or gzip-compressed (told
+    by its first bytes, not its name) or, for a zip archive, one member.
+
+    The name must not promise another layout: a ``.gz`` (``.zip``) file
+    must be gzip (zip), and a compressed file must not be named as plain
+    text (``.txt``, ``.tsv``, ``.gaf``, ``.obo``, ``.tab3``, ...); a name
+    without such an ending (a download named by its checksum) is read by
+    its content.
+
+    Parameters
+    ----------
+    path : path
+    what : str
+        What the file should be, for messages (e.g. ``"a GAF 2.x file"``).
+    member : str, optional
+        The member to read in a zip archive (needed when it holds several).
+
+    Yields
+    ------
+    TextIO
+        The decompressed text, line by line.
+
+    Raises
+    ------
+    InputError
+        If the path is missing or a folder, the file is empty or binary,
+        bzip2/xz-compressed, named as another layout than its content (what
+        it looks like and what to do are said), a zip archive without
+        ``member`` (its members listed), or ``member`` is not in it.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: expected {what}, found {'a folder' if path.is_dir() else 'nothing'}")
+    if path.stat().st_size == 0:
+        raise InputError(f"{path}: the file is empty (expected {what})")
+    kind = _compression(path)
+    name = path.name.lower()
+    promised = next((k for s, k in _COMPRESSED_SUFFIXES.items() if name.endswith(s)), None)
+    if promised and promised != kind:
+        looks = describe_text_file(path, member)
+        fix = (f"rename it without {path.suffix}" if kind == "none" else
+               f"rename it to end in {next(s for s, k in _COMPRESSED_SUFFIXES.items() if k == kind)}")
+        raise InputError(f"{path}: named {path.suffix} but not {promised}-compressed: it looks like {looks}; "
+                         f"{fix}, or give {what}")
+    if kind != "none" and name.endswith(_TEXT_SUFFIXES):
+        looks = describe_text_file(path, member)
+        raise InputError(f"{path}: named as plain text ({path.suffix}) but {kind}-compressed ({looks}); rename it "
+                         f"to {path.name}{'.gz' if kind == 'gzip' else '.zip' if kind == 'zip' else ''} "
+                         f"or decompress it")
+    if kind in ("bzip2", "xz"):
+        raise InputError(f"{path}: {kind}-compressed, which is not read here; decompress it (or gzip it) "
+                         f"and give {what}")
+    with contextlib.ExitStack() as stack:
+        if kind == "gzip":
+            raw = stack.enter_context(gzip.open(path, "rb"))
+        elif kind == "zip":
+            try:
+                zf = stack.enter_context(zipfile.ZipFile(path))
+            except zipfile.BadZipFile as err:
+                raise InputError(f"{path}: a damaged zip archive ({err}); download it again") from None
+            names = [n for n in zf.namelist() if not n.endswith("/")]
+            if member is None and len(names) != 1:
+                raise InputError(f"{path}: a zip archive of {len(names)} files; name the one to read (the "
+                                 f"zip member setting), e.g. {names[:3]}")
+            member = member if member is not None else names[0]
+            if member not in names:
+                near = [n for n in names if member.lower().split("-")[0] in n.lower()][:3] or names[:3]
+                raise InputError(f"{path}: the zip archive has no member {member!r} ({len(names)} files, "
+                                 f"e.g. {near})")
+            raw = stack.enter_context(zf.open(member))
+        else:
+            raw = stack.enter_context(open(path, "rb"))
+        buffered = io.BufferedReader(raw) if not isinstance(raw, io.BufferedReader) else raw
+        head = buffered.peek(4096)[:4096]
+        if b"\x00" in head:
+            raise InputError(f"{path}: a binary file, not text (expected {what})")
+        yield stack.enter_context(io.TextIOWrapper(buffered, encoding="utf-8", newline=""))
 
 
 def clean_edges(table: pd.DataFrame, origin: str, source_col: str = "protein_a",
@@ -323,9 +507,25 @@ def read_string_links(path: str | Path, score_threshold: float | None = 0.0
     return read_string_network(path, score_threshold=float(score_threshold or 0))
 
 
+def read_biogrid_links(path: str | Path, biogrid_system_type: str = "physical", biogrid_taxid: int | None = None,
+                       biogrid_id_column: str = "entrez", biogrid_zip_member: str | None = None
+                       ) -> tuple[pd.DataFrame, dict[str, int]]:
+    """Network format ``biogrid_tab3``: :func:`biokernels.io.biogrid.read_biogrid_tab3`
+    (BioGRID TAB3, plain, gzip or a zip member) with the config's setting
+    names: ``biogrid_system_type`` (physical, genetic, both),
+    ``biogrid_taxid`` (both interactors' NCBI taxon), ``biogrid_id_column``
+    (entrez, systematic, symbol, swissprot), ``biogrid_zip_member``.
+    Returns and raises as that function."""
+    from biokernels.io.biogrid import read_biogrid_tab3  # biogrid imports this module
+
+    return read_biogrid_tab3(path, system_type=biogrid_system_type, taxid=biogrid_taxid,
+                             id_column=biogrid_id_column, zip_member=biogrid_zip_member)
+
+
 #: Network formats by the config's name (the schema's enum of a PIMKL
 #: source's ``network.format`` lists exactly these keys; the diffusion
-#: study's ``edgelist`` and ``gem`` sources use ``edges`` and ``gem``;
+#: study's ``edgelist``, ``gem`` and ``biogrid`` sources use ``edges``,
+#: ``gem`` and ``biogrid_tab3``;
 #: tests/unit/test_registries.py). Each is called as ``reader(path,
 #: **settings)`` and returns ``edges`` (DataFrame ``protein_a < protein_b``,
 #: ``weight`` float64, one row per unordered pair) and ``counts`` (dict).
@@ -334,4 +534,5 @@ NETWORK_READERS = {
     "gem": read_gem_network,      # LIGAND-style, from a metabolic model; currency_metabolites
     "sif": read_sif_network,      # Pathway Commons SIF; interaction_types
     "string": read_string_links,  # STRING edge table; score_threshold
+    "biogrid_tab3": read_biogrid_links,  # BioGRID TAB3; biogrid_system_type, biogrid_taxid, biogrid_id_column, ...
 }

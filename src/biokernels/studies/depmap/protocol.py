@@ -18,7 +18,12 @@ the source predicts).
 Choices the paper leaves open, made here and stated once:
 
 * Drugs are matched between DepMap and CMAP by structure
-  (:mod:`biokernels.io.depmap`: the InChIKey of the SMILES).
+  (:mod:`biokernels.io.depmap`: the InChIKey of the SMILES), cell lines by
+  name (a PRISM release's DepMap ids through the model table's stripped
+  name, CMAP's spelling). Viability is whatever the source's reader gives
+  (:data:`biokernels.io.depmap.VIABILITY_READERS`): a long table, the PRISM
+  primary screen's log2 fold change at one dose, or the secondary screen's
+  AUC (or log10 IC50); lower = more sensitive for all three.
 * The baseline sees ``[drug | cell]`` (the cell line's control expression,
   centred over the source cell lines, unit norm), so it can tell the target
   cell lines apart; projection sees ``[imputed | drug | cell]``, i.e. the

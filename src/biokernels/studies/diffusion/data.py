@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from biokernels.errors import InputError
+
 #: Source types with a network file: type -> (the format of
 #: :data:`biokernels.io.networks.NETWORK_READERS` that reads it, the source's
 #: key of the file's path). The source's keys named as the reader's other
@@ -16,9 +18,135 @@ import pandas as pd
 NETWORK_SOURCES = {
     "edgelist": ("edges", "network_path"),   # a TSV network, e.g. the von Mering PPI network
     "gem": ("gem", "gem_path"),              # a LIGAND-style enzyme network from a metabolic model
+    "biogrid": ("biogrid_tab3", "biogrid_path"),   # BioGRID TAB3 interactions (biokernels.io.biogrid)
 }
 #: The label format of a real source without ``label_format``.
 DEFAULT_LABEL_FORMAT = "mips_funcat"
+#: What a shipped config writes as a download's sha256 that only its user
+#: can pin (these machines have no network); the workflow stops at parse
+#: time naming the key and how to pin it (:func:`source_file_problems`).
+UNPINNED = "unpinned"
+#: Settings every label format may take from the source (the task window);
+#: ``proteins`` is set by :func:`prepare_inputs`, not by the config.
+SHARED_LABEL_SETTINGS = ("min_annotated", "max_annotated", "proteins")
+
+
+def source_files(source: dict) -> list[str]:
+    """The file keys (``*_path``) a real diffusion source reads: its
+    network's (:data:`NETWORK_SOURCES`) and its label format's (the label
+    reader's ``*_path`` parameters); ``[]`` for a synthetic source.
+
+    Raises
+    ------
+    InputError
+        Unknown source type or label format (the known ones listed).
+    """
+    from biokernels.io.labels import LABEL_READERS
+    from biokernels.registry import lookup, settings_of
+
+    if source["type"] == "synthetic":
+        return []
+    _, path_key = lookup(NETWORK_SOURCES, source["type"], "source type (besides synthetic)")
+    reader = lookup(LABEL_READERS, source.get("label_format", DEFAULT_LABEL_FORMAT), "label_format")
+    return [path_key, *(k for k in settings_of(reader) if k.endswith("_path"))]
+
+
+def source_file_problems(name: str, source: dict) -> list[str]:
+    """What the schema cannot check of a real diffusion source's files.
+
+    * each file it reads (:func:`source_files`) is either a local path or a
+      ``downloads`` entry, not both and not neither;
+    * ``downloads`` and ``sha256`` name only files it reads (``sha256``:
+      local ones; a download carries its own);
+    * every download's ``sha256`` is pinned: these machines cannot fetch a
+      file to compute one, so the message says how (as for the L1000 GEO
+      files in the README);
+    * no setting of another label format is set (it would be ignored).
+
+    Parameters
+    ----------
+    name : str
+        The source's name (``diffusion.sources.<name>``).
+    source : dict
+        The source's config entry (schema-validated).
+
+    Returns
+    -------
+    list of str
+        One message per problem, each naming the dotted key.
+    """
+    from biokernels.io.labels import LABEL_READERS
+    from biokernels.registry import settings_of
+
+    if source["type"] == "synthetic":
+        return []
+    key = f"diffusion.sources.{name}"
+    try:
+        files = source_files(source)
+    except ValueError as err:   # InputError: the schema's enums make this unreachable from the workflow
+        return [f"{key}: {err}"]
+    downloads = source.get("downloads") or {}
+    problems = []
+    for f in files:
+        if source.get(f) and f in downloads:
+            problems.append(f"{key}.{f} is set and is in {key}.downloads: keep one (a local file or a download)")
+        elif not source.get(f) and f not in downloads:
+            problems.append(f"{key}.{f} is neither set (a local file) nor in {key}.downloads (a checksummed "
+                            "download)")
+    problems += [f"{key}.downloads.{f} is not a file this source reads (it reads {files})"
+                 for f in downloads if f not in files]
+    for name in source.get("sha256") or {}:
+        f = f"{name}_path"
+        if f not in files:
+            problems.append(f"{key}.sha256.{name}: {f} is not a file this source reads (it reads {files})")
+        elif f in downloads:
+            problems.append(f"{key}.sha256.{name}: {f} is a download, whose own sha256 is checked; remove this one")
+    for f, spec in downloads.items():
+        if spec.get("sha256") in (None, "", UNPINNED):
+            problems.append(
+                f"{key}.downloads.{f}.sha256 is not pinned: download {spec.get('url')} once on a machine with "
+                f"network, run `sha256sum <the downloaded file>` (the bytes as downloaded, before any gunzip) and "
+                f"set {key}.downloads.{f}.sha256 to its 64 hex digits, or set {key}.{f} to a local copy "
+                "instead (this workflow never fetches a file it cannot verify)")
+    chosen = source.get("label_format", DEFAULT_LABEL_FORMAT)
+    for fmt, reader in LABEL_READERS.items():
+        if fmt != chosen:
+            extra = [k for k in settings_of(reader) if k not in SHARED_LABEL_SETTINGS and k in source
+                     and source[k] is not None]
+            problems += [f"{key}.{k} is set but label_format is {chosen}, which does not read it; remove it"
+                         for k in extra]
+    return problems
+
+
+def verify_local_files(source: dict, origin: str = "source") -> dict[str, str]:
+    """Check the SHA-256 of the local files a source pins before anything
+    reads them: its ``sha256`` maps a file key without ``_path`` (``network``
+    for ``network_path``, ``gaf``, ``obo``, ...) to 64 hex digits.
+
+    Returns
+    -------
+    dict
+        File key -> the verified digest (the summary records them).
+
+    Raises
+    ------
+    InputError
+        A digest differs (the key, file, expected and actual digests are
+        named) or a pinned key has no file.
+    """
+    from biokernels.io.download import sha256_file
+
+    verified = {}
+    for name, digest in (source.get("sha256") or {}).items():
+        f = f"{name}_path"
+        if not source.get(f):
+            raise InputError(f"{origin}.sha256.{name}: {f} has no file to check")
+        actual = sha256_file(source[f])
+        if actual != str(digest).lower():
+            raise InputError(f"{origin}.{f}: {source[f]}: sha256 mismatch: expected {digest}, got {actual} (the file "
+                             "changed since it was pinned, or the pin is wrong)")
+        verified[f] = actual
+    return verified
 
 
 def random_split(proteins: pd.Index, test_fraction: float, rng: np.random.Generator,
@@ -53,13 +181,17 @@ def prepare_inputs(source: dict, test_fraction: float, rng: np.random.Generator,
 
     Source types: ``synthetic`` (:func:`biokernels.synth.networks.planted_function_network`)
     and those of :data:`NETWORK_SOURCES`: ``edgelist`` (a TSV network, e.g.
-    the von Mering PPI network) and ``gem`` (a LIGAND-style enzyme network
-    rebuilt from a metabolic model, :func:`biokernels.io.networks.read_gem_network`),
+    the von Mering PPI network), ``gem`` (a LIGAND-style enzyme network
+    rebuilt from a metabolic model, :func:`biokernels.io.networks.read_gem_network`)
+    and ``biogrid`` (BioGRID TAB3, :func:`biokernels.io.biogrid.read_biogrid_tab3`),
     read through :data:`biokernels.io.networks.NETWORK_READERS`. The real ones
     take labels in ``label_format`` (default ``mips_funcat``: MIPS FunCat,
-    :func:`biokernels.io.labels.read_mips_funcat`), read through
-    :data:`biokernels.io.labels.LABEL_READERS`, and keep the functions with
-    at least ``min_annotated`` proteins in the network.
+    :func:`biokernels.io.labels.read_mips_funcat`; ``gaf``: GO annotations
+    propagated over the ontology, :func:`biokernels.io.go.load_gaf`), read
+    through :data:`biokernels.io.labels.LABEL_READERS`, and keep the
+    functions with at least ``min_annotated`` (and at most
+    ``max_annotated``) proteins in the network. Local files pinned in the
+    source's ``sha256`` are checked first (:func:`verify_local_files`).
     Real data sets have no published split: the given split (``00``) is a
     seeded random one. The random splits of the stability test are separate
     (:func:`random_split`, one file each), so asking for more of them leaves
@@ -70,13 +202,18 @@ def prepare_inputs(source: dict, test_fraction: float, rng: np.random.Generator,
     edges : DataFrame ``protein_a``, ``protein_b``, ``weight``
     labels : DataFrame of 0/1 (n, t), index ``protein`` (the node order)
     given : DataFrame (n, 1) of train/test, column ``00`` (the given split)
-    summary : dict of counts (cleaning, annotation, components)
+    summary : dict of counts (``network``: the network reader's cleaning
+        counts; ``annotations``: the label reader's, when it gives them,
+        e.g. GO's filters, NOT blocks, propagation and size window;
+        ``labels``: the task selection's; ``components``), and
+        ``sha256`` of the verified local files
 
     Raises
     ------
     biokernels.errors.InputError
-        On malformed files (named with the row/field), an unknown source
-        type or label format (the known ones listed), or a missing setting.
+        On malformed files (named with the row/field), a local file whose
+        sha256 differs from its pin, an unknown source type or label format
+        (the known ones listed), or a missing setting.
     """
     from biokernels.io.labels import LABEL_READERS, select_tasks
     from biokernels.io.networks import NETWORK_READERS, adjacency_matrix, component_summary
@@ -98,6 +235,9 @@ def prepare_inputs(source: dict, test_fraction: float, rng: np.random.Generator,
         proteins = list(labels.index)
     else:
         fmt, path_key = lookup(NETWORK_SOURCES, kind, "source type (besides synthetic)")
+        verified = verify_local_files(source, f"source ({kind})")
+        if verified:
+            summary["sha256"] = verified
         reader = NETWORK_READERS[fmt]
         settings = {k: source[k] for k in settings_of(reader)[1:] if k in source}
         edges, counts = call(reader, settings, f"source ({kind})", source[path_key])
@@ -107,9 +247,13 @@ def prepare_inputs(source: dict, test_fraction: float, rng: np.random.Generator,
         proteins = sorted(set(edges["protein_a"]) | set(edges["protein_b"]))
         label_format = source.get("label_format", DEFAULT_LABEL_FORMAT)
         read_labels = lookup(LABEL_READERS, label_format, "label_format")
-        annotations = call(read_labels, {k: source[k] for k in settings_of(read_labels) if k in source},
-                           f"source (label_format {label_format})")
-        labels, label_counts = select_tasks(annotations, proteins, source["min_annotated"])
+        fixed = {"proteins": proteins} if "proteins" in settings_of(read_labels) else {}
+        annotations = call(read_labels, {k: source[k] for k in settings_of(read_labels, exclude=fixed)
+                                         if k in source}, f"source (label_format {label_format})", **fixed)
+        if isinstance(annotations, tuple):
+            annotations, summary["annotations"] = annotations
+        labels, label_counts = select_tasks(annotations, proteins, source["min_annotated"],
+                                            source.get("max_annotated"))
         summary["labels"] = label_counts
         given = None
     _, A = adjacency_matrix(edges, proteins)

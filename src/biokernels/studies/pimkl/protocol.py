@@ -125,7 +125,13 @@ def load_cohort(spec: dict, collapse: str = "max_mean", name: str = "<cohort>"
         * ``"arff"``: scikit-survival GSE7390 ``arff_path``, optional
           ``annotation_path`` (probe -> HUGO symbol, e.g. vdxs' annotation;
           without it the probes stay columns)
-          (:func:`~biokernels.io.cohorts.load_arff_cohort`).
+          (:func:`~biokernels.io.cohorts.load_arff_cohort`);
+        * ``"geo_series_matrix"``: a GEO series matrix
+          ``series_matrix_path`` and platform annotation ``platform_path``,
+          the survival fields (``time_key``/``time_regex``,
+          ``event_key``/``event_regex``, ``time_unit``, optional
+          ``clinical_path``) and the probe and missing-value rules
+          (:func:`~biokernels.io.cohorts.load_geo_series_matrix_cohort`).
     collapse : {"max_mean", "mean"}
         Probe collapse of the microarray formats (ignored for ``"tsv"``).
     name : str
