@@ -107,10 +107,12 @@ def test_target_matrix_follows_eq13():
     assert a.tolist() == [[1, -1], [-1, 1], [0, 0]]
 
 
-def test_evaluate_split_runs_every_method(tiny_split):
+@pytest.mark.parametrize("reference", [False, True], ids=["fast", "reference"])
+def test_evaluate_split_runs_every_method(tiny_split, reference):
     A, d, P, labels, train, _ = tiny_split
     betas = diffusion_betas(6, 0.5)
-    res = evaluate_split(P, d, labels, train, betas, 1e-6, [1.0, 10.0], 3, 0, adjacency=A, device="cpu")
+    res = evaluate_split(P, d, labels, train, betas, 1e-6, [1.0, 10.0], 3, 0, adjacency=A, device="cpu",
+                         reference=reference)
     methods = set(res.roc["method"])
     assert methods == {"rBaseline", "uBaseline", "eBaseline", "DKL", "DKLKL", "DKLKLu", "mDKL", "mDKLKL",
                        "mDKLKLu", "Neighbor Counting", "FS-Weighted Averaging"}
@@ -305,7 +307,13 @@ def test_excluded_unannotated_proteins_are_neither_trained_on_nor_scored(planted
     here with the same KernelBlocks on those index sets, so LIBSVM gets the
     same numbers and its (deterministic) solution, hence the AUC, must be the
     same: the test checks the masks, not the kernels (tested above against
-    scipy's expm)."""
+    scipy's expm). The reference path (roc_auc_score of decision_function)
+    gives the same bits; the fast path (one GEMM for the decision values, the
+    rank AUC) the same fits, so its AUC is the same up to the rank AUC's and
+    roc_auc_score's rounding, (3 (n_test + 2) + 1) u, plus whole half-steps
+    1 / (2 n+ n-) where a positive's and a negative's decision values lie
+    within the GEMM's rounding of each other
+    (tests/unit/test_diffusion_speed_paths.py)."""
     from sklearn.metrics import roc_auc_score
     from sklearn.svm import SVC
 
@@ -317,16 +325,24 @@ def test_excluded_unannotated_proteins_are_neither_trained_on_nor_scored(planted
     assert 0 < (~ann).sum() < len(ann)
     betas = diffusion_betas(4, 0.5)
     res = evaluate_split(P, d, labels, train, betas, 1e-6, [1.0], 2, 0, formulations=("mDKL",),
-                         device="cpu", eval_mask=ann)
+                         device="cpu", eval_mask=ann, reference=True)
+    fast = evaluate_split(P, d, labels, train, betas, 1e-6, [1.0], 2, 0, formulations=("mDKL",),
+                          device="cpu", eval_mask=ann)
     tr, te = np.flatnonzero(train & ann), np.flatnonzero(~train & ann)
     Ktr, Kte = KernelBlocks(P, tr, te, "cpu")(diffusion_spectra(d, betas).mean(axis=0))
     got = res.roc[res.roc["method"] == "eBaseline"].set_index("task")["auc"]
+    got_fast = fast.roc[fast.roc["method"] == "eBaseline"].set_index("task")["auc"]
     unmasked = evaluate_split(P, d, labels, train, betas, 1e-6, [1.0], 2, 0, formulations=("mDKL",),
                               device="cpu")
+    tol = (3 * (len(te) + 2) + 1) * 2.0 ** -53
     for k, task in enumerate(labels.columns):
         y = labels[task].to_numpy()
         svc = SVC(kernel="precomputed", C=1.0).fit(Ktr, y[tr])
-        assert got[task] == roc_auc_score(y[te], svc.decision_function(Kte))   # same inputs, same bits
+        want = roc_auc_score(y[te], svc.decision_function(Kte))
+        assert got[task] == want   # same inputs, same bits
+        npn = y[te].sum() * (len(te) - y[te].sum())
+        steps = abs(got_fast[task] - want) * 2 * npn
+        assert abs(steps - round(steps)) <= 2 * npn * tol and abs(got_fast[task] - want) <= 1e-3
     # and excluding changes the test set (all unannotated test proteins were negatives)
     assert not np.allclose(got.to_numpy(),
                            unmasked.roc[unmasked.roc["method"] == "eBaseline"]["auc"].to_numpy())

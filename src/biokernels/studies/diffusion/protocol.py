@@ -29,6 +29,16 @@ per split from a grid by inner cross-validation on the training proteins
 only, pooled over tasks, with the eBaseline kernel (which uses no labels);
 every method of the split then uses that C.
 
+One split (:func:`evaluate_split`) has two paths with the same fits
+(issue #20): the reference (``reference=True``: a GEMM per kernel, a
+scikit-learn fit, ``decision_function`` and ``roc_auc_score`` per task) and
+the default fast path (learned kernels summed from kept single-kernel
+blocks, inputs checked once per kernel, decision values of all tasks as one
+GEMM, a rank AUC over all tasks, optionally the fits in threads); their
+tables agree within stated rounding bounds and, for the summed learned
+kernels, LIBSVM's tolerance (tests/unit/test_diffusion_speed_paths.py,
+benchmarks/bench_diffusion_split.py).
+
 The beta grid ``beta_i = -step * i`` (i = 1..n_kernels) is built only by
 :func:`biokernels.kernels.diffusion.diffusion_betas`; the config-level entry
 points here (:func:`run_split`, :func:`run_sm1`, :func:`run_sensitivity`)
@@ -41,18 +51,22 @@ from __future__ import annotations
 import functools
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import torch
+from sklearn import config_context
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import KFold
 from sklearn.svm import SVC
 
 from biokernels.device import resolve_device
 from biokernels.kernels.diffusion import diffusion_betas, diffusion_spectra
+from biokernels.metrics import roc_auc_columns
 from biokernels.registry import check, lookup
 from biokernels.solvers.dkl import DiffusionKernelLearning
 
@@ -188,6 +202,8 @@ class KernelBlocks:
         self.n = P.shape[0]
         self.Ptr = torch.as_tensor(P[train], dtype=torch.float64, device=self.device)
         self.Pte = torch.as_tensor(P[test], dtype=torch.float64, device=self.device)
+        #: single-kernel blocks kept by :meth:`keep`, by kernel index
+        self.cached: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def __call__(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Blocks for the spectrum ``s`` (n,): (n_train, n_train) and
@@ -198,6 +214,43 @@ class KernelBlocks:
         Kte = (self.Pte * w) @ self.Ptr.T
         Ktr = 0.5 * (Ktr + Ktr.T)
         return Ktr.cpu().numpy(), Kte.cpu().numpy()
+
+    def keep(self, i: int, pair: tuple[np.ndarray, np.ndarray]) -> None:
+        """Keep the blocks ``pair`` of single kernel ``i`` (``self(S[i])``) for
+        :meth:`combine`. Memory: ``8 n_train (n_train + n_test)`` bytes."""
+        self.cached[int(i)] = pair
+
+    def combine(self, w: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Blocks of the combination ``w @ S`` (weights (p,), spectra (p, n)).
+
+        When every kernel with a nonzero weight is kept (:meth:`keep`), the
+        blocks are ``sum_{i: w_i != 0} w_i * blocks_i`` (zero weights skipped
+        exactly): a few element-wise passes instead of a GEMM of inner size
+        n. Otherwise one GEMM on the combined spectrum, ``self(w @ S)``,
+        the reference arithmetic.
+
+        The two agree to rounding: for non-negative weights, every entry of
+        either is within ``gamma_{n+p+3} sqrt(K_aa K_bb)`` of the exact
+        kernel (``gamma_m = m u / (1 - m u)``, ``u = 2**-53``, ``K_aa`` the
+        full kernel's diagonal at the row and column proteins; GEMM error
+        ``gamma_n sum_j |P_aj P_bj| c_j`` with ``c = n w @ S``, bounded by
+        Cauchy-Schwarz), so they differ by at most twice that
+        (tests/unit/test_diffusion_speed_paths.py).
+        """
+        w = np.asarray(w, dtype=np.float64)
+        nz = np.flatnonzero(w)
+        if nz.size == 0 or any(int(i) not in self.cached for i in nz):
+            return self(w @ S)
+        out = []
+        for part in (0, 1):
+            first = self.cached[int(nz[0])][part]
+            acc = np.multiply(first, w[nz[0]])
+            tmp = np.empty_like(acc) if nz.size > 1 else None
+            for i in nz[1:]:
+                np.multiply(self.cached[int(i)][part], w[i], out=tmp)
+                acc += tmp
+            out.append(acc)
+        return out[0], out[1]
 
 
 def task_scores(Ktr: np.ndarray, Kte: np.ndarray, ytr: np.ndarray, C: float,
@@ -247,6 +300,81 @@ def svm_task_scores(Ktr: np.ndarray, Kte: np.ndarray, ytr: np.ndarray, C: float)
     return task_scores(Ktr, Kte, ytr, C, svm_classifier, name="svm_task_scores")
 
 
+def _is_binary_precomputed_svc(model) -> bool:
+    return type(model) is SVC and model.kernel == "precomputed" and len(model.classes_) == 2
+
+
+def fit_task_scores(Ktr: np.ndarray, Kte: np.ndarray, ytr: np.ndarray, C: float,
+                    classifier: Callable[[float], object] | None = None, n_jobs: int = 1,
+                    name: str = "fit_task_scores") -> np.ndarray:
+    """:func:`task_scores` with the same fits, checked once and scored at once.
+
+    The same classifier is fitted per task on the same kernel (same inputs,
+    so the same LIBSVM solution as :func:`task_scores`), but
+
+    * the kernels are checked (finite, float64, C-contiguous) once per call
+      and the fits run under ``sklearn.config_context(assume_finite=True)``,
+      so scikit-learn does not scan the (n_train, n_train) kernel for NaN
+      at every fit; the estimator's parameters (the same for every task) are
+      validated by the first fit only (``skip_parameter_validation`` after
+      it). Both are public scikit-learn settings; LIBSVM gets the same
+      arrays and parameters;
+    * for the paper's SVM (an ``SVC(kernel="precomputed")`` with two
+      classes), the decision values of all tasks are one GEMM,
+      ``Kte @ D + b``, with ``D`` (n_train, t) holding each task's
+      ``dual_coef_`` at its ``support_`` rows and ``b`` the ``intercept_``:
+      scikit-learn's documented decision function, summed in another order
+      than LIBSVM's loop, so equal to rounding, at most
+      ``2 gamma_{m+1} (sum_i |a_i K_xi| + |b|)`` apart (m support vectors);
+      any other classifier is scored with its ``decision_function``;
+    * with ``n_jobs > 1`` the fits run in a thread pool (LIBSVM releases the
+      GIL); each fit is the same deterministic computation, so the results
+      do not depend on ``n_jobs``.
+
+    Parameters, returns and errors as :func:`task_scores` (``n_jobs``:
+    threads for the fits); a non-finite ``Ktr`` raises ``ValueError`` as
+    scikit-learn's check does.
+    """
+    from biokernels.solvers.kernel_lists import check_predict_kernel
+
+    make = svm_classifier if classifier is None else classifier
+    Kte = check_predict_kernel(Kte, Ktr.shape[0], Ktr, name=f"{name}: Kte")
+    Ktr = np.ascontiguousarray(Ktr, dtype=np.float64)
+    Kte = np.ascontiguousarray(Kte, dtype=np.float64)
+    if not np.isfinite(Ktr).all():
+        raise ValueError(f"{name}: Ktr contains NaN or infinity")
+    out = np.full((Kte.shape[0], ytr.shape[1]), np.nan)
+    ok = [k for k in range(ytr.shape[1]) if ytr[:, k].min() != ytr[:, k].max()]
+    if not ok:
+        return out
+
+    def fit(k, validate=False):
+        # thread-local settings, so set in the worker; every estimator has the
+        # same parameters, checked by the first fit
+        with config_context(assume_finite=True, skip_parameter_validation=not validate):
+            return make(C).fit(Ktr, ytr[:, k])
+
+    models = [fit(ok[0], validate=True)]
+    if n_jobs > 1 and len(ok) > 2:
+        with ThreadPoolExecutor(max_workers=min(int(n_jobs), len(ok) - 1)) as pool:
+            models += list(pool.map(fit, ok[1:]))
+    else:
+        models += [fit(k) for k in ok[1:]]
+    svc = [j for j, m in enumerate(models) if _is_binary_precomputed_svc(m)]
+    if svc:
+        D = np.zeros((Ktr.shape[0], len(svc)))
+        b = np.empty(len(svc))
+        for c, j in enumerate(svc):
+            D[models[j].support_, c] = models[j].dual_coef_[0]
+            b[c] = models[j].intercept_[0]
+        out[:, [ok[j] for j in svc]] = Kte @ D + b
+    with config_context(assume_finite=True):
+        for j, m in enumerate(models):
+            if not _is_binary_precomputed_svc(m):
+                out[:, ok[j]] = m.decision_function(Kte)
+    return out
+
+
 def task_aucs(scores: np.ndarray, yte: np.ndarray) -> np.ndarray:
     """ROC AUC per task (scikit-learn); NaN where the test labels have one
     class or the scores are missing. Shapes (n_test, t) -> (t,)."""
@@ -259,7 +387,8 @@ def task_aucs(scores: np.ndarray, yte: np.ndarray) -> np.ndarray:
 
 
 def choose_C(blocks: KernelBlocks, s: np.ndarray, ytr: np.ndarray, C_grid: list[float],
-             n_folds: int, seed: int, classifier: Callable[[float], object] | None = None
+             n_folds: int, seed: int, classifier: Callable[[float], object] | None = None,
+             *, kernel: np.ndarray | None = None, fast: bool = False, n_jobs: int = 1
              ) -> tuple[float, pd.DataFrame]:
     """Choose the classifier's C by inner K-fold CV on the training proteins.
 
@@ -268,16 +397,32 @@ def choose_C(blocks: KernelBlocks, s: np.ndarray, ytr: np.ndarray, C_grid: list[
     has one class are skipped for that task). ``classifier``: as in
     :func:`task_scores` (None: the paper's SVM).
 
+    Keyword-only
+    ------------
+    kernel : array (n_train, n_train), optional
+        ``blocks(s)[0]`` when the caller has it already (not recomputed).
+    fast : bool
+        False (the reference): :func:`task_scores` and :func:`task_aucs` per
+        fold and C; True: :func:`fit_task_scores` (same fits, one GEMM for
+        the decision values) and :func:`biokernels.metrics.roc_auc_columns`.
+    n_jobs : int
+        Threads for the fits when ``fast``.
+
     Returns
     -------
     best C, and a table (C, mean_auc).
     """
-    Ktr, _ = blocks(s)
+    Ktr = blocks(s)[0] if kernel is None else kernel
     folds = list(KFold(n_folds, shuffle=True, random_state=seed).split(Ktr))
     rows = []
     for C in C_grid:
         aucs = []
         for fit_idx, val_idx in folds:
+            if fast:
+                sc = fit_task_scores(Ktr[np.ix_(fit_idx, fit_idx)], Ktr[np.ix_(val_idx, fit_idx)],
+                                     ytr[fit_idx], C, classifier, n_jobs)
+                aucs.append(roc_auc_columns(ytr[val_idx], sc))
+                continue
             sc = task_scores(Ktr[np.ix_(fit_idx, fit_idx)], Ktr[np.ix_(val_idx, fit_idx)],
                              ytr[fit_idx], C, classifier)
             aucs.append(task_aucs(sc, ytr[val_idx]))
@@ -298,12 +443,41 @@ class SplitResult:
     notes: dict = field(default_factory=dict)
 
 
+def _kernels_to_keep(weights, pair_bytes: int, cache_mib: float) -> set[int]:
+    """Single kernels whose blocks the fast path keeps: those with a nonzero
+    weight in a learned combination, most used first, as many as fit in
+    ``cache_mib`` MiB (``pair_bytes`` per kernel)."""
+    uses = Counter(int(i) for W in weights for w in np.atleast_2d(W) for i in np.flatnonzero(w))
+    room = int(cache_mib * 2 ** 20 // max(pair_bytes, 1))
+    return set(sorted(uses, key=lambda i: (-uses[i], i))[:room])
+
+
+def _per_task_scores(blocks: KernelBlocks, W: np.ndarray, S: np.ndarray, ytr: np.ndarray, C: float,
+                     classifier, n_jobs: int, n_test: int) -> np.ndarray:
+    """Scores of per-task kernels (task k on ``W[k] @ S``, :meth:`KernelBlocks.combine`),
+    tasks in a thread pool of ``n_jobs`` (one kernel per thread alive)."""
+    def one(k):
+        y = ytr[:, [k]]
+        if y.min() == y.max():
+            return np.full(n_test, np.nan)
+        Ktr, Kte = blocks.combine(W[k], S)
+        return fit_task_scores(Ktr, Kte, y, C, classifier)[:, 0]
+
+    if n_jobs > 1:
+        with ThreadPoolExecutor(max_workers=int(n_jobs)) as pool:
+            cols = list(pool.map(one, range(W.shape[0])))
+    else:
+        cols = [one(k) for k in range(W.shape[0])]
+    return np.column_stack(cols) if cols else np.empty((n_test, 0))
+
+
 def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.ndarray,
                    betas: np.ndarray, lam: float, C_grid: list[float], inner_folds: int,
                    seed: int, formulations=FORMULATIONS, adjacency=None,
                    device: str = "auto", solver: str = "auto", log=None,
                    eval_mask: np.ndarray | None = None,
-                   classifier: Callable[[float], object] | None = None) -> SplitResult:
+                   classifier: Callable[[float], object] | None = None,
+                   *, reference: bool = False, n_jobs: int = 1, cache_mib: float = 1024.0) -> SplitResult:
     """Run every method of the protocol on one split.
 
     Parameters
@@ -332,10 +506,38 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
         The classifier on every kernel (:func:`make_classifier`); None = the
         paper's SVM.
 
+    Keyword-only (speed, issue #20)
+    -------------------------------
+    reference : bool
+        True: the reference path, one GEMM ``P diag(s) P^T`` per kernel,
+        :func:`task_scores` (a scikit-learn fit and ``decision_function``
+        per task) and :func:`task_aucs` (``roc_auc_score`` per task).
+        False (default): the same fits, faster around them. The kernel
+        weights are learned first; the blocks of the single kernels with a
+        nonzero learned weight are kept from the single-kernel pass (up to
+        ``cache_mib``) and each learned kernel is the sum of its nonzero
+        terms (:meth:`KernelBlocks.combine`); the eBaseline kernel of the
+        inner CV is reused; scores come from :func:`fit_task_scores` and AUCs
+        from :func:`biokernels.metrics.roc_auc_columns`. The single kernels,
+        the eBaseline kernel and every fit's inputs are the reference's
+        arithmetic; the learned kernels equal the reference's to rounding
+        (bound in :meth:`KernelBlocks.combine`), so their LIBSVM solutions
+        agree within LIBSVM's tolerance; the decision values of a fit equal
+        the reference's to rounding, and the AUCs follow
+        (tests/unit/test_diffusion_speed_paths.py).
+    n_jobs : int
+        Threads for the classifier fits (fast path only); results do not
+        depend on it.
+    cache_mib : float
+        Memory for kept single-kernel blocks (fast path), ``8 n_train
+        (n_train + n_test)`` bytes each; combinations with a term not kept
+        use one GEMM.
+
     Returns
     -------
     SplitResult
     """
+    fast = not reference
     say = log.info if log else (lambda *a, **k: None)
     train_mask, test_mask = split_masks(train_mask, eval_mask)
     train = np.flatnonzero(train_mask)
@@ -354,7 +556,12 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
     p = len(betas)
 
     uniform = np.full(p, 1.0 / p)
-    C, cv = choose_C(blocks, uniform @ S, ytr, C_grid, inner_folds, seed, classifier)
+    if fast:
+        K_uniform = blocks(uniform @ S)      # the inner CV's kernel is eBaseline's
+        C, cv = choose_C(blocks, uniform @ S, ytr, C_grid, inner_folds, seed, classifier,
+                         kernel=K_uniform[0], fast=True, n_jobs=n_jobs)
+    else:
+        C, cv = choose_C(blocks, uniform @ S, ytr, C_grid, inner_folds, seed, classifier)
     say("inner CV chose C=%g (%s)", C, dict(zip(cv["C"], cv["mean_auc"].round(4))))
 
     roc_rows, weight_rows, time_rows = [], [], []
@@ -368,11 +575,42 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
             weight_rows.extend({"method": method, "task": "*" if shared else tasks[ti],
                                 "beta": b, "weight": float(x)} for b, x in zip(betas, w))
 
+    def scores_of(Ktr, Kte, y):
+        if fast:
+            return fit_task_scores(Ktr, Kte, y, C, classifier, n_jobs)
+        return task_scores(Ktr, Kte, y, C, classifier)
+
+    def aucs_of(scores):
+        return roc_auc_columns(yte, scores) if fast else task_aucs(scores, yte)
+
+    seconds = {}
+
+    def learn(name):
+        model = DiffusionKernelLearning(formulation=name, lam=lam, solver=solver)
+        t0 = time.perf_counter()
+        model.fit(S, B)
+        seconds[name] = time.perf_counter() - t0
+        time_rows.append({"method": name, "seconds": seconds[name]})
+        W = np.asarray(model.weights_)
+        record_weights(name, W, W.ndim == 1)
+        return W
+
+    # fast path: learn the weights first, so the single-kernel pass keeps the blocks they reuse
+    learned = {name: learn(name) for name in formulations} if fast else {}
+    keep: set[int] = set()
+    if learned:
+        pair_bytes = 8 * len(train) * (len(train) + len(test))
+        keep = _kernels_to_keep(learned.values(), pair_bytes, cache_mib)
+        say("keeping the blocks of %d single kernel(s) with a learned weight (%.0f MiB)", len(keep),
+            len(keep) * pair_bytes / 2 ** 20)
+
     # single kernels -> rBaseline, uBaseline (test-label peeking by definition)
     K_auc = np.empty((p, len(tasks)))
     for i in range(p):
         Ktr, Kte = blocks(S[i])
-        K_auc[i] = task_aucs(task_scores(Ktr, Kte, ytr, C, classifier), yte)
+        if i in keep:
+            blocks.keep(i, (Ktr, Kte))
+        K_auc[i] = aucs_of(scores_of(Ktr, Kte, ytr))
     kernel_roc = pd.DataFrame([{"kernel": i + 1, "beta": betas[i], "task": t, "auc": K_auc[i, k]}
                                for i in range(p) for k, t in enumerate(tasks)])
     with warnings.catch_warnings():  # tasks without an AUC (single class) are all-NaN columns
@@ -382,34 +620,34 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
         record("uBaseline", np.nanmax(K_auc, axis=0))
     say("rBaseline kernel: beta=%g", betas[best_shared])
 
-    Ktr, Kte = blocks(uniform @ S)
-    record("eBaseline", task_aucs(task_scores(Ktr, Kte, ytr, C, classifier), yte))
+    Ktr, Kte = K_uniform if fast else blocks(uniform @ S)
+    record("eBaseline", aucs_of(scores_of(Ktr, Kte, ytr)))
+    del Ktr, Kte
+    K_uniform = None
 
     for name in formulations:
-        model = DiffusionKernelLearning(formulation=name, lam=lam, solver=solver)
-        t0 = time.perf_counter()
-        model.fit(S, B)
-        time_rows.append({"method": name, "seconds": time.perf_counter() - t0})
-        W = np.asarray(model.weights_)
-        shared = W.ndim == 1
-        record_weights(name, W, shared)
-        if shared:
-            Ktr, Kte = blocks(W @ S)
-            scores = task_scores(Ktr, Kte, ytr, C, classifier)
+        W = learned[name] if fast else learn(name)
+        if W.ndim == 1:
+            Ktr, Kte = blocks.combine(W, S) if fast else blocks(W @ S)
+            scores = scores_of(Ktr, Kte, ytr)
+            del Ktr, Kte
+        elif fast:
+            scores = _per_task_scores(blocks, W, S, ytr, C, classifier, n_jobs, len(test))
         else:
             scores = np.full((len(test), len(tasks)), np.nan)
             for k in range(len(tasks)):
                 Ktr, Kte = blocks(W[k] @ S)
                 scores[:, [k]] = task_scores(Ktr, Kte, ytr[:, [k]], C, classifier)
-        record(name, task_aucs(scores, yte))
+        record(name, aucs_of(scores))
         say("%s: mean AUC %.4f, %.3f s", name, np.nanmean([r["auc"] for r in roc_rows[-len(tasks):]]),
-            time_rows[-1]["seconds"])
+            seconds[name])
+    blocks.cached.clear()
 
     if adjacency is not None:
         from biokernels.solvers.network_baselines import fs_weighted_averaging, neighbor_counting
 
-        record("Neighbor Counting", task_aucs(neighbor_counting(adjacency, ytr, train, test), yte))
-        record("FS-Weighted Averaging", task_aucs(fs_weighted_averaging(adjacency, ytr, train, test), yte))
+        record("Neighbor Counting", aucs_of(neighbor_counting(adjacency, ytr, train, test)))
+        record("FS-Weighted Averaging", aucs_of(fs_weighted_averaging(adjacency, ytr, train, test)))
 
     return SplitResult(pd.DataFrame(roc_rows), kernel_roc, pd.DataFrame(weight_rows),
                        pd.DataFrame(time_rows), cv.assign(chosen=lambda t: t["C"] == C),
@@ -728,7 +966,7 @@ def scale_candidates(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]]
 
 def run_split(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd.DataFrame,
               train_mask: np.ndarray, seed: int, adjacency=None, device: str = "auto",
-              log=None) -> tuple[SplitResult, pd.DataFrame]:
+              log=None, *, reference: bool = False, n_jobs: int = 1) -> tuple[SplitResult, pd.DataFrame]:
     """One split of the diffusion study as a data set configures it: the
     kernel scale (fixed, or the train-only choice of
     :func:`choose_kernel_scale`), then :func:`evaluate_split` on it.
@@ -744,6 +982,8 @@ def run_split(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd
         ``kernel_scale_cv``.
     eigens : dict laplacian -> (d, P), see :func:`scale_candidates`
     Y, train_mask, seed, adjacency, device, log : as in :func:`evaluate_split`
+    reference, n_jobs : keyword-only, as in :func:`evaluate_split` (the
+        kernel-scale choice, when any, always takes the reference path)
 
     Returns
     -------
@@ -772,7 +1012,8 @@ def run_split(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd
     res = evaluate_split(c.P, c.d, Y, train_mask, diffusion_betas(cfg["n_kernels"], c.beta_step),
                          cfg["lam"], cfg["svm_C_grid"], cfg["inner_folds"], seed,
                          tuple(cfg["formulations"]), adjacency=adjacency, device=device,
-                         solver=cfg["solver"], log=log, eval_mask=eval_mask, classifier=classifier)
+                         solver=cfg["solver"], log=log, eval_mask=eval_mask, classifier=classifier,
+                         reference=reference, n_jobs=n_jobs)
     res.notes["kernel_scale"] = c.name
     return res, scale
 
