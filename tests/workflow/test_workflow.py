@@ -7,6 +7,7 @@ import json
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -79,7 +80,7 @@ def test_running_rules_follow_the_conventions(workflow_rules):
         # a retry after an out-of-memory kill (the SLURM profile's retries) asks for more
         assert _resource(rule, "mem_mb", attempt=2) > _resource(rule, "mem_mb"), f"{name}: mem_mb ignores attempt"
         # downloads run where Snakemake runs: cluster nodes often have no network
-        downloads = str(rule.script).endswith("_download.py")
+        downloads = Path(str(rule.script)).name == "download.py"  # the shared workflow/scripts/download.py
         assert downloads == (name in local), f"rule {name}: download {downloads}, local {name in local}"
         if _resource(rule, "gpu"):
             # GPU-tagged: one GPU with the plugin's resource name, the GPU

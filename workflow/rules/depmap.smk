@@ -57,7 +57,7 @@ rule depmap_download:
         spec=lambda wc: canonical(DM_DOWNLOADS[wc.name]),
         field=dm_download_field,
     script:
-        "../scripts/depmap_download.py"
+        "../scripts/download.py"
 
 
 rule depmap_prepare:

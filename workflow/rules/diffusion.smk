@@ -33,7 +33,7 @@ rule diffusion_download:
         spec=diffusion_download_spec,
         progress_s=30,  # seconds between two progress lines in the log
     script:
-        "../scripts/drug_screen_download.py"
+        "../scripts/download.py"
 
 
 rule diffusion_inputs:

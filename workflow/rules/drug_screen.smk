@@ -64,7 +64,7 @@ rule drug_screen_download:
         spec=lambda wc: canonical(DS_FILE_SPECS[wc.key]),
         progress_s=DS_PROGRESS_S,
     script:
-        "../scripts/drug_screen_download.py"
+        "../scripts/download.py"
 
 
 rule drug_screen_local:

@@ -63,7 +63,7 @@ rule pimkl_download:
     params:
         spec=lambda wc: canonical(PK_DOWNLOADS[wc.field]),
     script:
-        "../scripts/pimkl_download.py"
+        "../scripts/download.py"
 
 
 rule pimkl_cohorts:

@@ -164,6 +164,26 @@ def split_masks(train_mask: np.ndarray, eval_mask: np.ndarray | None = None
     return train, test
 
 
+def split_rows(Y: pd.DataFrame, train_mask: np.ndarray, eval_mask: np.ndarray | None = None):
+    """The split's masks, row indices and label blocks, as every evaluation
+    of a split starts (:func:`split_masks`, then the rows).
+
+    Returns
+    -------
+    train_mask, test_mask : bool arrays (n,); train, test : int arrays of row
+    indices; Yv : (n, t) labels; ytr, yte : (len(train), t), (len(test), t).
+
+    Raises
+    ------
+    ValueError
+        As :func:`split_masks`.
+    """
+    train_mask, test_mask = split_masks(train_mask, eval_mask)
+    train, test = np.flatnonzero(train_mask), np.flatnonzero(test_mask)
+    Yv = Y.to_numpy()
+    return train_mask, test_mask, train, test, Yv, Yv[train], Yv[test]
+
+
 def annotated_mask(Y: pd.DataFrame) -> np.ndarray:
     """Proteins with at least one annotation among the tasks: bool (n,)."""
     return (Y.to_numpy() != 0).any(axis=1)
@@ -539,11 +559,7 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
     """
     fast = not reference
     say = log.info if log else (lambda *a, **k: None)
-    train_mask, test_mask = split_masks(train_mask, eval_mask)
-    train = np.flatnonzero(train_mask)
-    test = np.flatnonzero(test_mask)
-    Yv = Y.to_numpy()
-    ytr, yte = Yv[train], Yv[test]
+    train_mask, test_mask, train, test, Yv, ytr, yte = split_rows(Y, train_mask, eval_mask)
     tasks = list(Y.columns)
     one_class = [t for k, t in enumerate(tasks) if ytr[:, k].min() == ytr[:, k].max()
                  or yte[:, k].min() == yte[:, k].max()]
@@ -794,11 +810,7 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
     DataFrame: parameter, value, method, mean_roc, mean_minus_beta
     """
     say = log.info if log else (lambda *a, **k: None)
-    train_mask, test_mask = split_masks(train_mask, eval_mask)
-    train = np.flatnonzero(train_mask)
-    test = np.flatnonzero(test_mask)
-    Yv = Y.to_numpy()
-    ytr, yte = Yv[train], Yv[test]
+    train_mask, test_mask, train, test, Yv, ytr, yte = split_rows(Y, train_mask, eval_mask)
     B = P.T @ target_matrix(Yv, train_mask)
     blocks = KernelBlocks(P, train, test, device)
 
@@ -876,12 +888,8 @@ def evaluate_sm1(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.n
     from biokernels.solvers.sm1 import SM1, sm1_fits
 
     say = log.info if log else (lambda *a, **k: None)
-    train_mask, test_mask = split_masks(train_mask, eval_mask)
-    train = np.flatnonzero(train_mask)
-    test = np.flatnonzero(test_mask)
+    train_mask, test_mask, train, test, Yv, ytr, yte = split_rows(Y, train_mask, eval_mask)
     n, p = P.shape[0], len(betas)
-    Yv = Y.to_numpy()
-    ytr, yte = Yv[train], Yv[test]
     tasks = list(Y.columns)
     ok, reason = sm1_fits(len(train), p, n, basis_dim=n, diagonal=True,
                           max_memory_bytes=max_memory_gb * 2 ** 30, max_seconds=max_seconds,
