@@ -486,3 +486,38 @@ def finish_report(report: dict, headline: list[dict] | dict, out, notes: Iterabl
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- worker processes
+
+
+def run_worker(script: str | Path, spec: dict, timeout: float) -> dict:
+    """Run ``python script --worker JSON(spec)`` in a fresh process (its own
+    peak RSS) and return the JSON of its last ``RESULT `` line, plus
+    ``process_wall_s``; on a timeout, a signal or a nonzero exit, a dict with
+    ``error`` (and ``stderr_tail``) instead."""
+    cmd = [sys.executable, str(Path(script).resolve()), "--worker", json.dumps(spec)]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"method": spec.get("method"), "n": spec.get("n"), "error": f"timed out after {timeout} s"}
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines:
+        why = (f"killed by signal {-proc.returncode} (9: out of memory?, 11: segfault)" if proc.returncode < 0
+               else f"exit status {proc.returncode}")
+        return {"method": spec.get("method"), "n": spec.get("n"), "error": why, "stderr_tail": proc.stderr[-2000:]}
+    res = json.loads(lines[-1][len("RESULT "):])
+    res["process_wall_s"] = time.perf_counter() - t0
+    return res
+
+
+def mem_available_gib() -> float:
+    """``MemAvailable`` of /proc/meminfo in GiB (16 where it cannot be read)."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable"):
+                return int(line.split()[1]) * 1024 / 2**30
+    except OSError:
+        pass
+    return 16.0

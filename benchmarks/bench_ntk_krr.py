@@ -68,7 +68,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -84,10 +83,12 @@ from _harness import (  # noqa: E402
     finish_report,
     headline_ratio,
     log,
+    mem_available_gib,
     peak_rss_mib,
     pin_threads,
     run_interleaved,
 )
+from _harness import run_worker as _run_worker  # noqa: E402
 
 METHODS = ("ours_cholesky_f32", "ours_cg_f32", "ours_cholesky_f64", "sklearn_f32", "sklearn_f64")
 PAIRS = (("sklearn_f32", "ours_cholesky_f32", "float32"), ("sklearn_f64", "ours_cholesky_f64", "float64"))
@@ -226,34 +227,10 @@ def worker(spec: dict) -> dict:
 
 
 def run_worker(spec: dict, timeout: float) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(spec)]
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"method": spec["method"], "n": spec["n"], "error": f"timed out after {timeout} s"}
-    wall = time.perf_counter() - t0
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-    if proc.returncode != 0 or not lines:
-        why = (f"killed by signal {-proc.returncode} (9: out of memory?, 11: segfault)" if proc.returncode < 0
-               else f"exit status {proc.returncode}")
-        return {"method": spec["method"], "n": spec["n"], "error": why, "stderr_tail": proc.stderr[-2000:]}
-    res = json.loads(lines[-1][len("RESULT "):])
-    res["process_wall_s"] = wall
-    return res
+    return _run_worker(__file__, spec, timeout)
 
 
 # --------------------------------------------------------------------------- driver
-
-
-def mem_available_gib() -> float:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable"):
-                return int(line.split()[1]) * 1024 / 2**30
-    except OSError:
-        pass
-    return 16.0
 
 
 def needed_gib(method: str, n: int, n_test: int, genes: int) -> float:

@@ -49,3 +49,34 @@ def rule_logger(log_path: str | Path, name: str = "biokernels") -> logging.Logge
     logger.info("job environment: host=%s %s", platform.node(),
                 " ".join(f"{k}={v}" for k, v in env.items()))
     return logger
+
+
+def run_logged(cmd: list[str], logger: logging.Logger, env: dict | None = None) -> None:
+    """Run ``cmd``, writing each line of its output (stdout and stderr,
+    merged) to ``logger`` as it comes, so a long child process (a distributed
+    solve) shows progress in the rule's log.
+
+    Parameters
+    ----------
+    cmd : argv list
+    logger : logging.Logger
+    env : environment of the child (default: this process's)
+
+    Raises
+    ------
+    RuntimeError
+        The child exited with a nonzero status (the message names the
+        command and the status; its last lines are in the log above).
+    OSError
+        The program could not be started.
+    """
+    import subprocess
+
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                          bufsize=1) as proc:
+        for line in proc.stdout:
+            logger.info("| %s", line.rstrip("\n"))
+        status = proc.wait()
+    if status != 0:
+        raise RuntimeError(f"{cmd[0]} ... exited with status {status}: {' '.join(cmd)} (its output is in the log "
+                           f"above)")

@@ -169,53 +169,140 @@ def krr_fit_predict(X_train: np.ndarray, Y_train: np.ndarray, X_test: np.ndarray
 
 class SourceModel:
     """The source model: NTK kernel ridge on ``[drug | cell]`` over the source
-    pairs, with Grams built from the drug and cell Grams by index
-    (:func:`biokernels.kernels.ntk.ntk_relu_indexed`) in float32, so the
-    full CMAP source (~54k pairs) needs one n x n float32 buffer.
+    pairs (Radhakrishnan et al. 2023, Methods, Eq. 1-2, with an intercept).
+
+    The exact solvers build the n x n Gram from the drug and cell Grams by
+    index (:func:`biokernels.kernels.ntk.ntk_relu_indexed`) in ``dtype``; the
+    full CMAP source (~54k pairs) then needs one 11.7 GB float32 buffer. The
+    matrix-free solvers (:mod:`biokernels.solvers.matrix_free`) work on
+    :class:`biokernels.kernels.ntk_operator.PairNTKOperator` and never form it.
 
     Parameters
     ----------
     lam : float
         Absolute ridge (paper: 1000, chosen on a 10k random subset).
     kernel_params : dict, optional
+        ``w_std``/``b_std`` of the NTK.
     device : torch device
-    solver : {"auto", "cholesky", "cg"}
-        See :func:`biokernels.solvers.ridge.solve_ridge`.
+    solver : {"auto", "cholesky", "cg", "cg_matrix_free", "nystrom"}
+        ``cholesky``/``cg``: :func:`biokernels.solvers.ridge.solve_ridge` on
+        the formed Gram. ``cg_matrix_free``: :func:`~biokernels.solvers.matrix_free.cg_ridge`
+        (exact to its tolerance). ``nystrom``:
+        :func:`~biokernels.solvers.matrix_free.nystrom_ridge` (an
+        approximation, with its certificate logged). ``auto``: the exact
+        Cholesky while its Gram fits ``settings["memory_budget_gib"]``
+        (:func:`~biokernels.solvers.matrix_free.choose_solver`), beyond that
+        ``cg_matrix_free`` up to ``settings["cg_max_n"]`` pairs and
+        ``nystrom`` above; the choice and its reason are in ``info_``.
     dtype : torch dtype
-        float32 (default, what fits at full scale) or float64.
+        float32 (default, what fits at full scale) or float64: the Gram of
+        the exact solvers, the kernel blocks of the matrix-free ones.
     block : int
-        Rows per block when predicting.
+        Rows per block when predicting with the exact solvers.
+    settings : dict, optional
+        Keys of :data:`SOLVER_SETTINGS` (the config's
+        ``drug_screen.solver_settings``); missing keys take its defaults.
+    comm : biokernels.distributed.Comm, optional
+        Processes sharing a matrix-free solve (rows split between them).
+    log : logging.Logger, optional
+        Progress of the matrix-free solvers (residuals, passes).
+    seed : int
+        Centres and preconditioner columns of the matrix-free solvers.
 
     Attributes
     ----------
-    alpha_ : torch.Tensor (n_train, d), dual coefficients (set by ``fit``, like the two below)
+    alpha_ : torch.Tensor (n_train, d) or (M, d), dual coefficients (set by ``fit``)
     mu_ : ndarray (d,), the intercept: mean training expression (float64)
-    info_ : dict, the ``info`` of :func:`biokernels.solvers.ridge.solve_ridge`
+    info_ : dict, the solver's ``info`` plus ``solver_choice``
+    solver_ : str, the solver that ran
     """
 
     def __init__(self, lam: float, kernel_params: dict | None = None, device="cpu", solver: str = "auto",
-                 dtype=torch.float32, block: int = 4096):
+                 dtype=torch.float32, block: int = 4096, settings: dict | None = None, comm=None, log=None,
+                 seed: int = 0):
+        from biokernels.solvers.matrix_free import SOLVERS
+
+        if solver not in SOLVERS:
+            raise ValueError(f"solver: expected one of {SOLVERS}, got {solver!r}")
+        unknown = set(settings or {}) - set(SOLVER_SETTINGS)
+        if unknown:
+            raise ValueError(f"solver settings: unknown key(s) {sorted(unknown)}; known {sorted(SOLVER_SETTINGS)}")
         self.lam, self.kernel_params, self.device = lam, kernel_params or {}, device
         self.solver, self.dtype, self.block = solver, dtype, block
+        self.settings = {**SOLVER_SETTINGS, **(settings or {})}
+        self.comm, self.log, self.seed = comm, log, seed
+
+    def _choose(self, n: int, c: int) -> tuple[str, str]:
+        from biokernels.solvers.matrix_free import choose_solver
+
+        if self.solver != "auto":
+            return self.solver, "set in the config"
+        st = self.settings
+        solver, why = choose_solver(n, c, st["memory_budget_gib"], torch.finfo(self.dtype).bits // 8)
+        if solver == "cholesky" and self.comm is not None and self.comm.world_size > 1:
+            solver, why = "nystrom", f"{self.comm.world_size} processes share only the matrix-free solvers"
+        if solver != "cholesky" and n <= st["cg_max_n"]:
+            solver, why = "cg_matrix_free", why.replace("Nystrom (matrix-free)", "matrix-free CG") + \
+                f"; n = {n} <= cg_max_n {st['cg_max_n']}"
+        elif solver != "cholesky":
+            why += f"; n = {n} > cg_max_n {st['cg_max_n']}"
+        return solver, why
+
+    def _operator(self, data: "ScreenData", idx: np.ndarray):
+        from biokernels.kernels.ntk_operator import PairNTKOperator
+
+        return PairNTKOperator(data.D, data.C, (data.drug_idx[idx], data.cell_idx[idx]), dtype=self.dtype,
+                               device=self.device, block_bytes=int(self.settings["block_mib"]) * 2**20,
+                               **self.kernel_params)
 
     def fit(self, data: ScreenData, train: np.ndarray) -> "SourceModel":
-        """Fit on the pairs ``train`` (int indices into ``data``)."""
-        dev = self.device
-        self._Gd = torch.as_tensor(data.D @ data.D.T, dtype=self.dtype, device=dev)
-        self._Gc = torch.as_tensor(data.C @ data.C.T, dtype=self.dtype, device=dev)
-        self._rows = (torch.as_tensor(data.drug_idx[train], device=dev),
-                      torch.as_tensor(data.cell_idx[train], device=dev))
-        n = len(train)
-        K = torch.empty((n, n), dtype=self.dtype, device=dev)
-        ntk_relu_indexed(self._Gd, self._Gc, self._rows, None, out=K, dtype=self.dtype, **self.kernel_params)
-        self.alpha_, self.info_ = solve_ridge(K, data.Y[train], self.lam, method=self.solver, fit_intercept=True,
-                                              overwrite=True)
+        """Fit on the pairs ``train`` (int indices into ``data``).
+
+        Raises
+        ------
+        ValueError
+            From the solver (lam, NaN, not positive definite, ...).
+        """
+        self.solver_, why = self._choose(len(train), data.Y.shape[1])
+        if self.log is not None:
+            self.log.info("source model solver: %s (%s)", self.solver_, why)
+        if self.solver_ in ("cg_matrix_free", "nystrom"):
+            from biokernels.solvers.matrix_free import cg_ridge, nystrom_ridge
+
+            self._op = self._operator(data, train)
+            st = self.settings
+            if self.solver_ == "nystrom":
+                fit = nystrom_ridge(self._op, data.Y[train], self.lam, centres=st["nystrom_centres"],
+                                    tol=st["nystrom_tol"], max_centres=st["nystrom_max_centres"], seed=self.seed,
+                                    comm=self.comm, log=self.log)
+            else:
+                fit = cg_ridge(self._op, data.Y[train], self.lam, tol=st["cg_tol"], max_iter=st["cg_max_iter"],
+                               precond_rank=st["precond_rank"], seed=self.seed, comm=self.comm, log=self.log)
+            self._fit = fit
+            self.alpha_, self.info_ = fit["coef"], dict(fit["info"])
+        else:
+            dev = self.device
+            self._op = None
+            self._Gd = torch.as_tensor(data.D @ data.D.T, dtype=self.dtype, device=dev)
+            self._Gc = torch.as_tensor(data.C @ data.C.T, dtype=self.dtype, device=dev)
+            self._rows = (torch.as_tensor(data.drug_idx[train], device=dev),
+                          torch.as_tensor(data.cell_idx[train], device=dev))
+            n = len(train)
+            K = torch.empty((n, n), dtype=self.dtype, device=dev)
+            ntk_relu_indexed(self._Gd, self._Gc, self._rows, None, out=K, dtype=self.dtype, **self.kernel_params)
+            self.alpha_, self.info_ = solve_ridge(K, data.Y[train], self.lam, method=self.solver_,
+                                                  fit_intercept=True, overwrite=True)
+            del K
         self.mu_ = self.info_["intercept"]
-        del K
+        self.info_["solver_choice"] = why
         return self
 
     def predict(self, data: ScreenData, idx: np.ndarray) -> np.ndarray:
         """Predicted expression of the pairs ``idx`` (len(idx), d), float64."""
+        if self._op is not None:
+            from biokernels.solvers.matrix_free import predict_pairs
+
+            return predict_pairs(self._op, self._fit, (data.drug_idx[idx], data.cell_idx[idx]), comm=self.comm)
         out = np.empty((len(idx), data.Y.shape[1]))
         dev = self.device
         for s in range(0, len(idx), self.block):
@@ -224,6 +311,23 @@ class SourceModel:
             Kb = ntk_relu_indexed(self._Gd, self._Gc, rows, self._rows, dtype=self.dtype, **self.kernel_params)
             out[s:s + len(blk)] = predict_ridge(Kb, self.alpha_, self.mu_)
         return out
+
+
+#: Defaults of ``drug_screen.solver_settings`` (the source model's solvers;
+#: see :class:`SourceModel` and :mod:`biokernels.solvers.matrix_free`).
+SOLVER_SETTINGS = {
+    "memory_budget_gib": 16.0,   # auto: exact Cholesky while its Gram + targets fit
+    "cg_max_n": 100000,          # auto beyond the budget: matrix-free CG up to here, Nystrom above
+    "cg_tol": 1e-5,              # CG: relative residual per column
+    "cg_max_iter": 200,
+    "precond_rank": 1000,        # CG: columns of the Nystrom preconditioner
+    "nystrom_centres": "auto",   # M, or auto: ceil(sqrt(n) ln n), doubled while the fit moves > nystrom_tol
+    "nystrom_tol": 0.01,
+    "nystrom_max_centres": 16384,
+    "block_mib": 256,            # scratch of one kernel block
+    "processes": 1,              # distributed solve: processes (GPUs) on one node, via torchrun
+    "nodes": 1,                  # ... and nodes, via srun + torchrun under SLURM
+}
 
 
 # --------------------------------------------------------------------------- transfer

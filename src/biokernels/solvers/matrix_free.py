@@ -1,0 +1,408 @@
+"""Kernel ridge past one machine's memory: solvers on a matrix-free kernel operator.
+
+The drug-screen source model is kernel ridge regression ``(K + lam I) alpha
+= Y - mean(Y)`` with the NTK of (drug, cell line) pairs (Radhakrishnan et al.
+2023, Methods, Eq. 1-2). The exact solve (:func:`biokernels.solvers.ridge.solve_ridge`)
+holds K: n^2 float32 is 11.7 GB at the paper's 54k pairs and 250 GB at 250k.
+The solvers here work on :class:`biokernels.kernels.ntk_operator.PairNTKOperator`,
+which evaluates blocks of K on the fly, and run on one process or on several
+through :class:`biokernels.distributed.Comm` (rows split across processes).
+
+``nystrom`` — :func:`nystrom_ridge`
+    Kernel ridge restricted to the span of M centres (Williams & Seeger
+    2001; Rudi, Camoriano & Rosasco 2015, "Less is more"): minimize
+    ``||Y - K_nM a||^2 + lam a^T K_MM a``. With ``K_MM = V diag(e) V^T`` and
+    ``W = V_r diag(e_r)^{-1/2}`` (eigenvalues ``e > e_max M eps`` kept,
+    the pseudo-inverse) and ``a = W beta``, the normal equations are
+    ``(W^T H W + lam I) beta = W^T K_Mn Y`` with ``H = K_Mn K_nM``. One
+    streamed pass accumulates H (M x M) and ``K_Mn Y`` (M x c) in float64
+    from float32 kernel blocks, on each process over its rows, then one
+    all-reduce; the M x M system is solved by Cholesky in float64. Cost
+    ``n M (M + c)`` multiply-adds and ``O(M^2 + M c + block)`` memory per
+    process: with c = 978 right-hand sides this direct solve is cheaper than
+    Falkon's iterations (each ``2 n M c``) for every M below ~2000 x the
+    iteration count, so it is the method here; Falkon's K_MM-based
+    conditioning appears as the whitening W.
+
+    **Choice of M** (``centres="auto"``): M starts at ``ceil(sqrt(n) ln n)``
+    (at least 1024, at most n), the rate at which uniform Nystrom keeps the
+    optimal statistical accuracy of kernel ridge (Rudi et al. 2015, Thm. 1);
+    the centres are a seeded uniform sample, nested (the first M/2 of M are
+    the centres of M/2). After each pass the relative change of the
+    training fit between the first M/2 centres and all M,
+    ``||K_nM a_M - K_n,M/2 a_M/2||_F / ||K_nM a_M||_F``, is computed exactly
+    from H (no second pass), and M doubles while it exceeds ``tol``, within
+    ``max_centres``. The rule sees training data only.
+
+    **Accuracy certificate** (logged): the Nystrom fit equals exact ridge with
+    the kernel ``K~ = K_nM K_MM^+ K_Mn`` (Bach 2013, Sec. 3), and
+    ``A -> A (A + lam I)^{-1}`` changes by at most ``||K - K~||_2 / lam``,
+    so ``||fit_nystrom - fit_exact||_F <= tr(K - K~) / lam ||Y - mean||_F``,
+    with ``tr K~ = tr(W^T H W)`` and ``tr K`` in closed form. A bound, often
+    loose (trace for spectral norm), reported, not enforced.
+
+``cg_matrix_free`` — :func:`cg_ridge`
+    Preconditioned conjugate gradients on the full system, each product
+    ``K P`` streamed over row blocks (split across processes, then
+    gathered), with the randomized Nystrom preconditioner of
+    :func:`biokernels.solvers.ridge.nystrom_preconditioner_from_columns` from
+    ``precond_rank`` seeded columns. O(n^2 c) work per iteration, O(n c)
+    memory: the exact solution (to ``tol``) without the n x n buffer.
+
+``auto`` — :func:`choose_solver`
+    The exact Cholesky while its n x n buffer (plus the targets and the
+    predictions) fits ``memory_budget_gib``; Nystrom beyond.
+
+Precision: kernel blocks in the operator's dtype (float32 storage), sums
+over samples (H, ``K_Mn Y``, traces), the M x M solve and the CG
+preconditioner's eigen-decompositions in float64; CG iterates in the
+operator's dtype.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import torch
+
+from biokernels.distributed import Comm
+from biokernels.kernels.ntk_operator import PairNTKOperator
+from biokernels.solvers.ridge import _pcg, check_lam, nystrom_preconditioner_from_columns
+from biokernels.solvers.ridge_core import center_targets
+
+SOLVERS = ("auto", "cholesky", "cg", "cg_matrix_free", "nystrom")
+MIN_CENTRES = 1024
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _log(log, msg, *args) -> None:
+    if log is not None:
+        log.info(msg, *args)
+
+
+def default_centres(n: int) -> int:
+    """The starting M of ``centres="auto"``: ``ceil(sqrt(n) ln n)``, at least
+    :data:`MIN_CENTRES`, at most n (Rudi, Camoriano & Rosasco 2015, Thm. 1:
+    M of order sqrt(n) log n uniform centres keep kernel ridge's rate at
+    lam ~ n^{-1/2})."""
+    n = int(n)
+    if n <= 1:
+        return max(n, 0)
+    return int(min(n, max(MIN_CENTRES, math.ceil(math.sqrt(n) * math.log(n)))))
+
+
+def exact_bytes(n: int, c: int, itemsize: int = 4) -> int:
+    """Peak bytes of the exact in-place Cholesky solve: the n x n Gram, the
+    (n, c) right-hand sides in its dtype and the float64 targets."""
+    return int(n) * int(n) * itemsize + int(n) * int(c) * (itemsize + 8)
+
+
+def nystrom_bytes(m: int, c: int, block_bytes: int) -> int:
+    """Bytes of the Nystrom solve's own buffers: five M x M float64 (K_MM,
+    its eigenvectors, W, H, the system) and two M x c float64, plus one
+    operator block."""
+    return 5 * m * m * 8 + 2 * m * c * 8 + block_bytes
+
+
+def choose_solver(n: int, c: int, memory_budget_gib: float, itemsize: int = 4) -> tuple[str, str]:
+    """``solver: auto``: the exact Cholesky while :func:`exact_bytes` fits the
+    budget, else Nystrom.
+
+    Parameters
+    ----------
+    n : int, training pairs; c : int, outputs (genes)
+    memory_budget_gib : float > 0
+    itemsize : int, bytes per kernel entry (4: float32)
+
+    Returns
+    -------
+    (solver, reason) with solver "cholesky" or "nystrom" and a sentence for the log.
+
+    Raises
+    ------
+    ValueError
+        A budget that is not a positive number.
+    """
+    if not (isinstance(memory_budget_gib, (int, float)) and memory_budget_gib > 0):
+        raise ValueError(f"memory_budget_gib must be a number > 0, got {memory_budget_gib!r}")
+    need = exact_bytes(n, c, itemsize) / 2**30
+    if need <= memory_budget_gib:
+        return "cholesky", (f"exact Cholesky: its {n} x {n} Gram and targets need {need:.2f} GiB <= the "
+                            f"budget {memory_budget_gib:g} GiB")
+    return "nystrom", (f"Nystrom (matrix-free): the exact solve would need {need:.2f} GiB > the budget "
+                       f"{memory_budget_gib:g} GiB")
+
+
+# --------------------------------------------------------------------------- Nystrom
+
+
+def _centred_targets(Y, comm: Comm, fit_intercept: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    Yn = np.asarray(Y)
+    if Yn.ndim == 1:
+        Yn = Yn[:, None]
+    if Yn.ndim != 2:
+        raise ValueError(f"Y: expected shape (n,) or (n, c), got {Yn.shape}")
+    if not np.isfinite(Yn).all():
+        raise ValueError("Y holds NaN or infinite values")
+    if not fit_intercept:
+        return Yn, None
+    Yc, mu = center_targets(Yn)
+    return Yc, mu
+
+
+def _pseudo_whitening(Kmm: torch.Tensor) -> torch.Tensor:
+    """``W`` with ``W^T K_MM W = I_r`` on the numerically nonzero eigenspace of
+    K_MM (eigenvalues ``> e_max M eps``), float64 (M, r)."""
+    Kmm = 0.5 * (Kmm + Kmm.mT)
+    e, V = torch.linalg.eigh(Kmm)
+    keep = e > e[-1].clamp(min=0) * Kmm.shape[0] * torch.finfo(torch.float64).eps
+    if not bool(keep.any()):
+        raise ValueError("Nystrom: the centres' kernel matrix K_MM has rank 0")
+    return V[:, keep] / e[keep].sqrt()
+
+
+def _nystrom_pass(op: PairNTKOperator, Yc: np.ndarray, centres: torch.Tensor, comm: Comm, log, tag: str):
+    """One streamed pass over this process's rows: H = K_Mn K_nM, Z = K_Mn Y,
+    tr K; all-reduced. Returns (H, Z, trK) float64."""
+    m = centres.numel()
+    dev = op.device
+    H = torch.zeros((m, m), dtype=torch.float64, device=dev)
+    Z = torch.zeros((m, Yc.shape[1]), dtype=torch.float64, device=dev)
+    trK = torch.zeros((), dtype=torch.float64, device=dev)
+    panel = op.panel(centres)
+    mine = comm.row_range(op.n)
+    blocks = list(op.row_blocks(mine.start, mine.stop, m))
+    t0, last = time.perf_counter(), time.perf_counter()
+    for k, blk in enumerate(blocks):
+        Kb = panel.rows(blk).to(torch.float64)
+        H.addmm_(Kb.mT, Kb)
+        Yb = torch.as_tensor(Yc[blk], dtype=torch.float64, device=dev)
+        Z.addmm_(Kb.mT, Yb)
+        trK += op.diag(blk).to(torch.float64).sum()
+        if log is not None and (time.perf_counter() - last > 30 or k + 1 == len(blocks)):
+            last = time.perf_counter()
+            _log(log, "nystrom %s: rank %d block %d/%d (rows %d-%d of its %d) after %.1f s", tag, comm.rank,
+                 k + 1, len(blocks), blk.start, blk.stop, mine.stop - mine.start, last - t0)
+    for t in (H, Z, trK):
+        comm.all_reduce_sum_(t)
+    return H, Z, float(trK)
+
+
+def _nystrom_solve(H: torch.Tensor, Z: torch.Tensor, Kmm: torch.Tensor, lam: float):
+    """(a (M, c), Hw eigenvalues) of ``(W^T H W + lam I) beta = W^T Z``, ``a = W beta``."""
+    W = _pseudo_whitening(Kmm)
+    Hw = W.mT @ H @ W
+    Hw = 0.5 * (Hw + Hw.mT)
+    A = Hw.clone()
+    A.diagonal().add_(lam)
+    L, err = torch.linalg.cholesky_ex(A)
+    if int(err) != 0:
+        raise ValueError(f"Nystrom: W^T H W + lam I is not positive definite (lam = {lam}); increase lam")
+    beta = torch.cholesky_solve(W.mT @ Z, L)
+    return W @ beta, Hw
+
+
+def nystrom_ridge(op: PairNTKOperator, Y, lam: float, *, centres: int | str = "auto", tol: float = 0.01,
+                  max_centres: int = 16384, seed: int = 0, fit_intercept: bool = True, comm: Comm | None = None,
+                  log=None) -> dict:
+    """Nystrom kernel ridge on the operator (module docstring).
+
+    Parameters
+    ----------
+    op : PairNTKOperator over the n training pairs
+    Y : array, shape (n,) or (n, c), training targets (same on every process)
+    lam : float >= 0, absolute ridge (the exact solve's lam)
+    centres : int or "auto"
+        M, or the rule of the module docstring.
+    tol : float > 0
+        "auto": double M while the relative change of the training fit
+        between M/2 and M centres exceeds tol.
+    max_centres : int, the cap of "auto"
+    seed : int, the centres' sample (``torch.Generator``)
+    fit_intercept : bool, fit ``Y - mean(Y)`` and return the mean
+    comm : Comm, optional (default single process)
+    log : logging.Logger, optional
+
+    Returns
+    -------
+    dict with ``coef`` (torch float64 (M, c)), ``centres`` (torch int64 (M,),
+    positions into the n pairs), ``intercept`` (float64 (c,) or None), and
+    ``info`` (M, rank, traces, the certificate ``trace_bound``, the M/2
+    change ``fit_change``, ``d_eff``, passes, times).
+
+    Raises
+    ------
+    ValueError
+        Bad lam, tol, centres or Y (shape, NaN), or a singular system.
+    """
+    comm = comm or Comm()
+    lam = check_lam(lam)
+    if not (tol > 0):
+        raise ValueError(f"tol must be > 0, got {tol}")
+    n = op.n
+    Yc, mu = _centred_targets(Y, comm, fit_intercept)
+    if Yc.shape[0] != n:
+        raise ValueError(f"the operator has {n} pairs but Y has {Yc.shape[0]} rows")
+    if centres == "auto":
+        m = default_centres(n)
+        cap = min(n, max(int(max_centres), m))
+    elif isinstance(centres, (int, np.integer)) and 1 <= centres:
+        m = cap = min(int(centres), n)
+    else:
+        raise ValueError(f"centres: expected 'auto' or an int >= 1, got {centres!r}")
+    g = torch.Generator().manual_seed(int(seed))
+    order = torch.randperm(n, generator=g).to(op.device)
+    t0 = time.perf_counter()
+    passes = []
+    while True:
+        J = order[:m]
+        tp = time.perf_counter()
+        Kmm = op.kernel(J, J).to(torch.float64)
+        H, Z, trK = _nystrom_pass(op, Yc, J, comm, log, f"M={m}")
+        a, Hw = _nystrom_solve(H, Z, Kmm, lam)
+        ev = torch.linalg.eigvalsh(Hw)
+        tr_nys = float(ev.sum())
+        h = m // 2
+        if h >= 1 and m > 1:
+            a_h, _ = _nystrom_solve(H[:h, :h], Z[:h], Kmm[:h, :h], lam)
+            delta = a.clone()
+            delta[:h] -= a_h
+            change = math.sqrt(max(float((delta * (H @ delta)).sum()), 0.0)
+                               / max(float((a * (H @ a)).sum()), np.finfo(float).tiny))
+        else:
+            change = float("nan")
+        ynorm = float(np.linalg.norm(Yc))
+        rec = {"centres": m, "rank": int(ev.numel()), "trace_K": trK, "trace_nystrom": tr_nys,
+               "trace_bound": max(trK - tr_nys, 0.0) / lam * ynorm if lam > 0 else float("inf"),
+               "trace_bound_rel": max(trK - tr_nys, 0.0) / lam if lam > 0 else float("inf"),
+               "fit_change": change, "d_eff": float((ev.clamp(min=0) / (ev.clamp(min=0) + lam)).sum()),
+               "seconds": time.perf_counter() - tp}
+        passes.append(rec)
+        _log(log, "nystrom M=%d (rank %d): fit change M/2->M %.2e (tol %.0e), d_eff %.1f, tr(K-K~)/lam %.3g, "
+             "%.1f s", m, rec["rank"], change, tol, rec["d_eff"], rec["trace_bound_rel"], rec["seconds"])
+        if centres != "auto" or not (change > tol) or m >= cap:
+            break
+        m = min(2 * m, cap)
+    info = {"method": "nystrom", "n": n, "n_rhs": int(Yc.shape[1]), "lam": lam, "centres_rule":
+            "auto" if centres == "auto" else "fixed", "tol": tol, "max_centres": int(max_centres),
+            "processes": comm.world_size, "device": str(op.device), "dtype": str(op.dtype).removeprefix("torch."),
+            "converged": bool(not (passes[-1]["fit_change"] > tol)), "passes": passes, **passes[-1],
+            "time_s": time.perf_counter() - t0, "intercept": mu}
+    if centres == "auto" and not info["converged"]:
+        _log(log, "nystrom: the fit still moved %.2e > tol %.0e at the cap of %d centres; raise "
+             "max_centres (or the memory budget) for a closer fit", passes[-1]["fit_change"], tol, cap)
+    return {"coef": a, "centres": J, "intercept": mu, "info": info}
+
+
+# --------------------------------------------------------------------------- CG
+
+
+def cg_ridge(op: PairNTKOperator, Y, lam: float, *, tol: float = 1e-5, max_iter: int = 200, precond_rank: int = 500,
+             seed: int = 0, fit_intercept: bool = True, comm: Comm | None = None, log=None) -> dict:
+    """Matrix-free preconditioned CG for ``(K + lam I) alpha = Y - mean(Y)``.
+
+    Parameters
+    ----------
+    op : PairNTKOperator over the n training pairs
+    Y : array (n,) or (n, c)
+    lam : float > 0
+    tol : float > 0, stop a column at relative residual <= tol (recursive
+        residual, :func:`biokernels.solvers.ridge._pcg`)
+    max_iter : int >= 1
+    precond_rank : int >= 0, columns of the Nystrom preconditioner (0: none)
+    seed, fit_intercept, comm, log : as :func:`nystrom_ridge`
+
+    Returns
+    -------
+    dict with ``coef`` (torch (n, c), the operator's dtype), ``intercept``,
+    ``info`` (iterations, converged, residual history, times).
+
+    Raises
+    ------
+    ValueError
+        Bad arguments or Y.
+    """
+    comm = comm or Comm()
+    lam = check_lam(lam)
+    if not (tol > 0):
+        raise ValueError(f"tol must be > 0, got {tol}")
+    if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
+        raise ValueError(f"max_iter must be an int >= 1, got {max_iter!r}")
+    n = op.n
+    Yc, mu = _centred_targets(Y, comm, fit_intercept)
+    if Yc.shape[0] != n:
+        raise ValueError(f"the operator has {n} pairs but Y has {Yc.shape[0]} rows")
+    t0 = time.perf_counter()
+    mine = comm.row_range(n)
+    precond, pinfo = None, {"rank": 0}
+    if precond_rank:
+        s = min(int(precond_rank), n)
+        idx = torch.randperm(n, generator=torch.Generator().manual_seed(int(seed)))[:s].to(op.device)
+        panel = op.panel(idx)
+        local = torch.cat([panel.rows(b).clone() for b in op.row_blocks(mine.start, mine.stop, s)]) \
+            if mine.stop > mine.start else torch.empty((0, s), dtype=op.dtype, device=op.device)
+        precond, pinfo = nystrom_preconditioner_from_columns(comm.gather_rows(local, n), idx, lam, op.dtype)
+    t1 = time.perf_counter()
+    B = torch.as_tensor(Yc, dtype=op.dtype, device=op.device)
+
+    def matvec(P: torch.Tensor) -> torch.Tensor:
+        return comm.gather_rows(op.matmul(P.contiguous(), rows=mine), n)
+
+    def progress(it, res, active):
+        _log(log, "cg iteration %d: max relative residual %.3e, %d of %d columns active, %.1f s", it, res, active,
+             B.shape[1], time.perf_counter() - t1)
+
+    alpha, it, history, converged, rel = _pcg(matvec, lam, B, precond, tol, int(max_iter), callback=progress)
+    _sync(op.device)
+    info = {"method": "cg_matrix_free", "n": n, "n_rhs": int(B.shape[1]), "lam": lam, "iterations": it,
+            "converged": converged, "history": history, "residual_max": float(rel.max()) if rel.numel() else 0.0,
+            "preconditioner": {"name": "nystrom", **pinfo} if precond else None, "precond_s": t1 - t0,
+            "cg_s": time.perf_counter() - t1, "processes": comm.world_size, "device": str(op.device),
+            "dtype": str(op.dtype).removeprefix("torch."), "time_s": time.perf_counter() - t0, "intercept": mu}
+    if not converged:
+        _log(log, "cg: not converged after %d iterations (max relative residual %.3e > tol %.0e)", it,
+             info["residual_max"], tol)
+    return {"coef": alpha, "intercept": mu, "info": info}
+
+
+# --------------------------------------------------------------------------- predict
+
+
+def predict_pairs(op: PairNTKOperator, fit: dict, test_pairs, *, comm: Comm | None = None) -> np.ndarray:
+    """Predictions ``K(test, columns) @ coef + intercept`` for new pairs of the
+    operator's drugs and cells, streamed over blocks of test pairs.
+
+    Parameters
+    ----------
+    op : the training operator
+    fit : a result of :func:`nystrom_ridge` (columns = its centres) or
+        :func:`cg_ridge` (columns = all training pairs)
+    test_pairs : (drug_index, cell_index), int arrays (m,)
+    comm : Comm, optional: each process predicts its share of the test
+        pairs, then they are gathered
+
+    Returns
+    -------
+    numpy float64 array (m, c)
+    """
+    comm = comm or Comm()
+    td = torch.as_tensor(np.asarray(test_pairs[0]), device=op.device).long()
+    tc = torch.as_tensor(np.asarray(test_pairs[1]), device=op.device).long()
+    m = td.numel()
+    coef = fit["coef"]
+    panel = op.panel(fit.get("centres"))
+    mine = comm.row_range(m)
+    out = torch.empty((mine.stop - mine.start, coef.shape[1]), dtype=torch.float64, device=op.device)
+    b = op.block_rows(panel.m)
+    for s in range(mine.start, mine.stop, b):
+        e = min(s + b, mine.stop)
+        Kb = panel.rows(slice(0, e - s), row_pairs=(td[s:e], tc[s:e]))
+        out[s - mine.start:e - mine.start] = Kb.to(coef.dtype) @ coef
+    P = comm.gather_rows(out, m).cpu().numpy()
+    return P if fit["intercept"] is None else P + fit["intercept"]
