@@ -143,6 +143,8 @@ def check_config(config: Mapping) -> list[str]:
           has ``drug_screen.fingerprint.mol2vec_model_path``;
         * ``drug_screen.scaling.first`` and ``depmap.scaling.first`` are
           smaller than their ``n_points``;
+        * a distributed source fit (``drug_screen.solver_settings``
+          ``processes * nodes > 1``) has a matrix-free solver;
         * every ``diffusion.sources.<ds>`` (:func:`diffusion_source_problems`);
         * the PIMKL source's cohorts, input files and sensitivity cohorts
           (:func:`pimkl_problems`) and LS-MMDT's cohorts
@@ -165,6 +167,12 @@ def check_config(config: Mapping) -> list[str]:
                      "gensim Word2Vec file (e.g. model_300dim.pkl of samoturk/mol2vec)"
                      for key, uses in _MOL2VEC_USERS.items()
                      if key.split(".")[0] in config and uses(config) and not model]
+    if "drug_screen" in config and "solver_settings" in config["drug_screen"]:
+        st, solver = config["drug_screen"]["solver_settings"], config["drug_screen"]["solver"]
+        if st["processes"] * st["nodes"] > 1 and solver in ("cholesky", "cg"):
+            problems.append(f"drug_screen.solver_settings asks for {st['processes']} process(es) on {st['nodes']} "
+                            f"node(s), but drug_screen.solver is {solver!r}, which runs on one process; use "
+                            "cg_matrix_free, nystrom or auto")
     for study in ("drug_screen", "depmap"):
         if study in config:
             first, n_points = config[study]["scaling"]["first"], config[study]["scaling"]["n_points"]

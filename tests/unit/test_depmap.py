@@ -103,6 +103,37 @@ def test_planted_defects_are_counted_not_lost(screen):
         dio.prepare_targets(v, drugs, pairs, controls.index, duplicates="error")
 
 
+def test_drop_summary_counts_every_dropped_row_per_cell_line_and_compound(screen):
+    """The default of depmap_prepare (depmap.list_dropped_rows false): the
+    drops counted per (reason, cell line) and per (reason, compound), each
+    summing to the rows dropped for the reason."""
+    base, params, pert_info = screen
+    v = dio.read_viability(base / "viability.csv", COLUMNS, r"^([^_]+)_")
+    drugs, _ = dio.match_drugs(v, pert_info.set_index("pert_id")["canonical_smiles"])
+    pairs = pd.read_csv(base / "raw/truth/pairs.tsv", sep="\t", dtype=str)
+    controls = pd.read_csv(base / "raw/truth/controls.tsv", sep="\t", index_col=0, dtype={"cell_id": str})
+    _, dropped, counts = dio.prepare_targets(v, drugs, pairs, controls.index, k=5, seed=0)
+    s = dio.drop_summary(dropped)
+    assert list(s.columns) == ["reason", "per", "id", "rows"] and (s["rows"] > 0).all()
+    for reason in dio.DROP_REASONS:
+        for per in ("cell_line", "compound"):
+            assert s.loc[(s["reason"] == reason) & (s["per"] == per), "rows"].sum() == counts[reason], (reason, per)
+    planted = params["planted"]
+    # the planted absent cell line: all its rows under its one id
+    absent = s[(s["reason"] == "cell_not_in_cmap") & (s["per"] == "cell_line")]
+    assert absent[["id", "rows"]].values.tolist() == [[ABSENT_CELL, planted["absent_cell_rows"]]]
+    # each structure-less drug was written once per DepMap cell line
+    nostruct = s[(s["reason"] == "no_structure") & (s["per"] == "compound")]
+    assert sorted(nostruct["id"]) == [f"BRD-NOSTRUCT{i:03d}" for i in range(planted["no_structure_drugs"])]
+    assert (nostruct["rows"] == len(params["cells"])).all()
+    # one line per (reason, id): far fewer than the rows listed
+    per_reason = dropped.groupby("reason")
+    assert len(s) == per_reason["cell_id"].nunique().sum() + per_reason["drug_id"].nunique().sum() < len(dropped)
+    # ordered as DROP_REASONS, cell lines before compounds
+    order = [dio.DROP_REASONS.index(r) for r in s["reason"]]
+    assert order == sorted(order)
+
+
 def test_read_viability_errors_name_file_row_and_field(tmp_path):
     p = tmp_path / "v.csv"
     p.write_text("broad_id,smiles,ccle_name,viability\nA,CCO,PC3_PROSTATE,0.5\nB,CCN,MCF7_BREAST,high\n")

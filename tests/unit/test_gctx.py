@@ -257,7 +257,7 @@ def test_bad_gctx_files(tmp_path):
     not_h5 = tmp_path / "text.gctx"
     not_h5.write_text("hello")
     with pytest.raises(InputError, match=r"text.gctx: not a GCTX \(HDF5\) or GCT \(text\) matrix: the content is "
-                                         r"text whose first line is 'hello'"):
+                                         r"text starting with 'hello', not the GCT version line '#1.2' or '#1.3'"):
         read_gctx(not_h5)
     with pytest.raises(InputError, match="expected a GCTX .* found nothing"):
         read_gctx(tmp_path / "missing.gctx")
@@ -402,11 +402,12 @@ def _gz_csv(p):
 @pytest.mark.parametrize("make, match", [
     (lambda p: p.write_bytes(b""), r"the content is an empty file \(0 bytes\): the download or copy did not finish"),
     (_gz_gctx, r"a gzip-compressed GCTX \(HDF5\): HDF5 cannot be read compressed; gunzip it first"),
-    (_gz_csv, r"the content is gzip-compressed comma-separated text \(CSV\) whose first line is 'gene,s1,s2'"),
+    (_gz_csv, r"the content is gzip-compressed data holding comma-separated text \(CSV\) with 3 columns: 'gene', "
+              r"'s1', 's2': convert it to GCT or GCTX"),
     (_html, r"the content is an HTML page \(an error or sign-in page saved in place of the data\?\)"),
     (_xml, r"the content is an XML document .*AccessDenied or NoSuchKey"),
     (lambda p: p.write_text("gene\ts1\ts2\ng1\t1\t2\n"),
-     r"the content is tab-separated text whose first line is 'gene\\ts1\\ts2', not the GCT version line"),
+     r"the content is tab-separated text with 3 columns: 'gene', 's1', 's2', not the GCT version line"),
     (lambda p: p.write_text("gene,s1\ng1,1\n"), r"comma-separated text \(CSV\) .*convert it to GCT or GCTX"),
     (lambda p: p.write_bytes(b"PK\x03\x04" + bytes(60)), r"a ZIP archive: unzip it"),
     (lambda p: p.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 12\n"),

@@ -400,12 +400,13 @@ def test_layout_errors(tmp_path, files):
     gz_named_plain = tmp_path / "plain.gaf"
     gz_named_plain.write_bytes(gzip.compress(gaf_text().encode()))
     with pytest.raises(InputError, match=r"plain\.gaf: named as plain text \(\.gaf\) but gzip-compressed "
-                                         r"\(gzip-compressed a GAF 2\.2 annotation file\); rename it to "
+                                         r"\(gzip-compressed data holding a GAF 2\.2 annotation file\); rename it to "
                                          r"plain\.gaf\.gz"):
         read_gaf(gz_named_plain)
     html = tmp_path / "download"
     html.write_text("<!DOCTYPE html>\n<html><body>Not found</body></html>\n")
-    with pytest.raises(InputError, match=r"found an HTML page \(often a download's error or sign-in page\)"):
+    with pytest.raises(InputError, match=r"found an HTML page \(an error or sign-in page saved in place of the "
+                                         r"data\?\): check the URL"):
         read_gaf(html)
     empty = tmp_path / "empty.gaf"
     empty.write_text("")

@@ -297,6 +297,59 @@ def test_secondary_ic50_is_log10_of_micromolar(tmp_path):
     assert c["response"] == "ic50"
 
 
+# --- depmap.cell_lines: the target cell lines ---------------------------------------
+
+def test_cell_lines_select_models_by_id_or_name_and_count_the_rest(tmp_path):
+    files = primary_release(tmp_path)
+    ref, ref_counts = dio.load_prism_primary(files)
+    # a DepMap id, a CellLineName (HT-29) and a CCLE name, any case: three models kept
+    v, c = dio.load_prism_primary(files, cell_lines=["ach-000001", "HT-29", "pc3_prostate"])
+    assert set(v["cell_id"]) == {"A375", "HT29", "PC3"}
+    pd.testing.assert_frame_equal(v, ref[ref["cell_id"] != "MCF7"].reset_index(drop=True))
+    # MCF7 (ACH-000004) and ACH-999999 are left out: ACH-999999 is counted as not in the
+    # mapping (its earlier reason), MCF7 as not selected with its 4 finite values (K1, K2, K4, K5)
+    assert c["cell_lines_requested"] == 3
+    assert (c["models_not_selected"], c["values_model_not_selected"]) == (1, 4)
+    assert c["models_not_in_mapping"] == ref_counts["models_not_in_mapping"] == 1
+    assert c["rows"] == ref_counts["rows"] - 4
+    assert "cell_lines_requested" not in ref_counts          # no selection: no such counts
+    table = dio.read_counts_table(c)
+    assert (table["meaning"] != "").all()
+    # the secondary screen: MCF7 by its stripped name keeps K1 and K2 on MCF7 only
+    sec = secondary_release(tmp_path / "sec")
+    vs, cs = dio.load_prism_secondary(sec, cell_lines=["MCF7"])
+    assert as_dict(vs) == pytest.approx({(K[1], "MCF7"): 0.9, (K[2], "MCF7"): 0.7})
+    # A375 (3 rows: K1 x2, K2) and PC3 (K5; K2's failed STR first) are not selected
+    assert (cs["models_not_selected"], cs["rows_model_not_selected"]) == (2, 4)
+    # a model whose rows were all dropped before (ACH-000002: its only value NA) is a known
+    # name, that selects nothing
+    vn, cn = dio.load_prism_secondary(sec, cell_lines=["HT29", "MCF7"])
+    assert set(vn["cell_id"]) == {"MCF7"}
+
+
+def test_cell_lines_unknown_names_are_an_error_with_close_matches(tmp_path):
+    files = primary_release(tmp_path)
+    with pytest.raises(InputError, match=r"depmap.cell_lines: 2 name\(s\) not a model id or cell line name of "
+                                         r".*logfold-change.csv \(models of .*Model.csv\): 'HT-290' "
+                                         r"\(close: 'HT-29', .*\); 'XYZ' \(no close match\)"):
+        dio.load_prism_primary(files, cell_lines=["HT-290", "A375", "XYZ"])
+    # Hep G2 (ACH-000005) is in Model.csv but not in the matrix: not a cell line of the data
+    with pytest.raises(InputError, match=r"'ACH-000005' \(model ACH-000005 of the model table, not in the data; "
+                                         r"close: 'ACH-000004'"):
+        dio.load_prism_primary(files, cell_lines=["ACH-000005"])
+    # the long layout selects by cell id (after cell_pattern), counting the rows left out
+    long = tmp_path / "long.csv"
+    long.write_text("broad_id,smiles,ccle_name,viability\nA,CCO,PC3_PROSTATE,0.5\nB,CCN,MCF7_BREAST,NA\n"
+                    "C,CCC,PC3_PROSTATE,0.1\n")
+    cols = {"drug": "broad_id", "smiles": "smiles", "cell": "ccle_name", "value": "viability"}
+    v, c = dio.load_long({"table": long}, columns=cols, cell_pattern="^([^_]+)_", cell_lines=["pc3"])
+    assert v["cell_id"].tolist() == ["PC3", "PC3"] and v["row"].tolist() == [1, 3]
+    assert c == {"format": "long", "cell_lines_requested": 1, "models_not_selected": 1,
+                 "rows_cell_line_not_selected": 1, "rows": 2, "values_missing": 0}
+    with pytest.raises(InputError, match=r"'PC-3' \(close: 'PC3'\)"):
+        dio.load_long({"table": long}, columns=cols, cell_pattern="^([^_]+)_", cell_lines=["PC-3"])
+
+
 # --- errors: file, line and field --------------------------------------------------
 
 def test_primary_errors_name_file_line_and_field(tmp_path):
@@ -388,11 +441,12 @@ def test_content_that_does_not_match_the_name_is_refused_with_advice(tmp_path):
         dio.load_prism_primary({**files, "logfold_change": fake})
     html = tmp_path / "page.csv"
     html.write_text("<!DOCTYPE html>\n<html><body>Sign in to DepMap</body></html>\n")
-    with pytest.raises(InputError, match="looks like an HTML/XML page.*download the file itself"):
+    with pytest.raises(InputError, match="looks like an HTML page .*check the URL and download it again"):
         dio.load_prism_primary({**files, "treatment_info": html})
     xlsx = tmp_path / "Model.csv"
     xlsx.write_bytes(b"PK\x03\x04" + b"\x00" * 100)
-    with pytest.raises(InputError, match="looks like a ZIP archive .*export the sheet as CSV"):
+    with pytest.raises(InputError, match="looks like a ZIP archive: unzip it .*Excel workbook, export the sheet as "
+                                         "CSV"):
         dio.read_models(xlsx)
     tsv = tmp_path / "tabs.csv"
     tsv.write_text(files["treatment_info"].read_text().replace(",", "\t"))

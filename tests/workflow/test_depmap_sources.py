@@ -135,6 +135,11 @@ def test_prism_sources_dag_and_parse_time_stops(workdir):
     j = jobs(out)
     assert j["depmap_prepare"] == 1 and "depmap_generate" not in j and "depmap_download" not in j
     assert "primary-screen-replicate-collapsed-logfold-change.csv" in out
+    # the drops are summarised by default; the row listing only when asked for
+    assert "prepared/dropped_summary.tsv" in out and "prepared/dropped_rows.tsv" not in out
+    listed = overlay(workdir, "prism_local", local_source(files, workdir), {"list_dropped_rows": True})
+    assert "prepared/dropped_rows.tsv" in run_snakemake(["-n", "depmap_figS9a", "--configfile", listed],
+                                                         workdir).stdout
     dl = overlay(workdir, "prism_dl", download_source(files, sha))
     out = run_snakemake(["-n", "depmap_figS9a", "--configfile", dl], workdir).stdout
     assert jobs(out)["depmap_download"] == 3
@@ -209,6 +214,14 @@ def test_prism_primary_prepare_local_and_download(workdir):
     assert counts["no_structure"] == design["no_structure_rows"]          # the SMILES-less compound's rows
     assert counts["cell_not_in_cmap"] == design["absent_rows"]            # model NOTINCMAP
     assert counts["missing_value"] == 0 and counts["duplicate_merged"] == 0
+    # every drop counted per cell line and per compound; no row listing by default
+    summary = pd.read_csv(workdir / DM_DIR / "dropped_summary.tsv", sep="\t", keep_default_na=False)
+    for reason in ("no_structure", "cell_not_in_cmap"):
+        for per in ("cell_line", "compound"):
+            assert summary.loc[(summary["reason"] == reason) & (summary["per"] == per), "rows"].sum() == \
+                counts[reason]
+    assert summary.loc[summary["reason"] == "cell_not_in_cmap", "id"].tolist()[0] == "NOTINCMAP"
+    assert not (workdir / DM_DIR / "dropped_rows.tsv").exists()
     assert sorted(counts["target_cells"]) == sorted(cells)
     assert counts["pairs"] == design["pairs"]
     targets = pd.read_csv(workdir / DM_DIR / "targets.tsv", sep="\t", index_col=0)
@@ -232,6 +245,26 @@ def test_prism_primary_prepare_local_and_download(workdir):
     pd.testing.assert_frame_equal(again, first)
     assert (workdir / "resources/depmap/download/prism_dl/logfold_change.csv").read_bytes() == \
         files["logfold_change"].read_bytes()
+
+    # depmap.cell_lines: two targets, by DepMap id and by name; the rows listed on request
+    sel = overlay(workdir, "prism_sel", local_source(files, workdir),
+                  {"cell_lines": ["ACH-000001", cells[1].lower()], "list_dropped_rows": True})
+    run_snakemake(["--cores", "2", "results/depmap/tiny/prism_sel/prepared/counts.json", "--configfile", sel],
+                  workdir)
+    out = workdir / "results/depmap/tiny/prism_sel/prepared"
+    read = pd.read_csv(out / "read_counts.tsv", sep="\t").set_index("count")["value"]
+    # left out: the third CMAP model and NOTINCMAP, each with all its compounds but one NA cell
+    # (the third model's) -- ACH-999999 stays counted as not in the model table
+    assert int(read["cell_lines_requested"]) == 2 and int(read["models_not_selected"]) == 2
+    assert int(read["values_model_not_selected"]) == 2 * design["n_compounds"] - 1
+    sel_counts = json.loads((out / "counts.json").read_text())
+    assert sorted(sel_counts["target_cells"]) == sorted(cells[:2]) and sel_counts["cell_not_in_cmap"] == 0
+    targets_sel = pd.read_csv(out / "targets.tsv", sep="\t", index_col=0)
+    pd.testing.assert_frame_equal(
+        targets_sel[["drug_key", "cell_id", "viability"]],
+        first.loc[first["cell_id"].isin(cells[:2]), ["drug_key", "cell_id", "viability"]])
+    rows = pd.read_csv(out / "dropped_rows.tsv", sep="\t", keep_default_na=False)
+    assert len(rows) == sel_counts["no_structure"] == (rows["reason"] == "no_structure").sum()
 
     # a local file that is not the one pinned: the job stops, naming the key
     sha["models"] = "0" * 64

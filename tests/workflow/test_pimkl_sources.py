@@ -180,6 +180,18 @@ def test_dry_run_of_the_figure_targets(workdir, geo_set):
     assert "results/pimkl/geo_local/s1/pathways/b/aucs.tsv" in out
 
 
+def test_cohort_counts_are_in_all_and_in_the_report(workdir, geo_set, workflow_rules):
+    """The cohorts' counts table (rule pimkl_cohorts) is built by the default
+    target and shown in the report, in the PIMKL category beside the figures."""
+    root, _ = geo_set
+    out = run_snakemake(["-n", "--configfile", str(_overlay(root, workdir))], workdir).stdout
+    assert "results/pimkl/geo_local/cohorts/counts.tsv" in out and "pimkl_cohorts" in out
+    flag = workflow_rules["pimkl_cohorts"].output[0].flags["report"]
+    figure = workflow_rules["pimkl_figure"].output.png.flags["report"]
+    assert flag.category == figure.category and flag.subcategory == figure.subcategory
+    assert flag.caption.endswith("report/pimkl_cohorts.rst")
+
+
 def test_parse_time_stops(workdir, geo_set):
     root, _ = geo_set
     proc = run_snakemake(["-n", "pimkl_fig3a", "--configfile",

@@ -167,6 +167,7 @@ def test_bad_config_fails_before_any_job(workdir, edit, key):
     assert not (workdir / "results").exists() and not (workdir / "resources/demo").exists()
 
 
+@pytest.mark.slow
 def test_each_named_target_schedules_only_its_own_work(workdir, workflow_rules):
     targets = _named_targets(workflow_rules)
     assert len(targets) >= 2
@@ -184,6 +185,7 @@ def test_each_named_target_schedules_only_its_own_work(workdir, workflow_rules):
                 assert not leak, f"asking for {t} schedules {other}'s outputs {sorted(leak)}"
 
 
+@pytest.mark.slow
 def test_run_one_target_then_report(workdir):
     run_snakemake(["--cores", "2", "demo_lam_sweep"], workdir)
     table = pd.read_csv(workdir / "results/demo/tables/demo_lam_sweep.tsv", sep="\t")
@@ -204,6 +206,7 @@ def test_run_one_target_then_report(workdir):
     assert "projection_vs_nt.png" in html and "Monte-Carlo means" in html  # its caption
 
 
+@pytest.mark.slow
 def test_failing_rule_leaves_no_output_and_rerun_resumes(workdir):
     import torch
 
@@ -227,6 +230,7 @@ DKL_TARGETS = ["dkl_table2", "dkl_table3", "dkl_table4", "dkl_fig1", "dkl_fig2",
                "dkl_sensitivity"]
 
 
+@pytest.mark.slow
 def test_diffusion_study_end_to_end_on_a_tiny_network(workdir):
     run_snakemake(["--cores", "2", *DKL_TARGETS, "--configfile", str(TINY_DKL)], workdir)
     tables = workdir / "results/diffusion/tiny/tables"
@@ -262,6 +266,7 @@ def test_diffusion_study_end_to_end_on_a_tiny_network(workdir):
     assert not any("/splits/00/" in f or "/splits/01/" in f for f in jobs["diffusion_split"]["output"])
 
 
+@pytest.mark.slow
 def test_a_data_set_with_its_own_beta_grid_on_the_same_splits(workdir):
     """A source's `beta_step` overrides the grid for that data set only, and
     `splits_of` gives it the same network, tasks and splits as the other."""
@@ -320,6 +325,7 @@ def test_a_source_outside_datasets_is_checked_too(workdir):
     assert "diffusion.sources.other: ['laplacian'] depart from the paper" in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_protocol_and_train_only_scale_choice_side_by_side(workdir):
     """dkl_protocols: the paper's protocol and a deviation data set (the
     train-only kernel-scale choice) on the same splits, one table; the choice
@@ -366,6 +372,7 @@ TINY_DS = REPO / ".test/config/drug_screen_tiny.yaml"
 DS_FIG_TARGETS = [f"screen_fig4{p}" for p in "abcdef"]
 
 
+@pytest.mark.slow
 def test_drug_screen_end_to_end_on_a_small_screen(workdir):
     run_snakemake(["--cores", "2", *DS_FIG_TARGETS, "--configfile", str(TINY_DS)], workdir)
     base = workdir / "results/drug_screen/tiny/morgan"
@@ -449,7 +456,32 @@ def test_drug_screen_end_to_end_on_a_small_screen(workdir):
     proc = run_snakemake(["-n", "screen_fig4a", "--configfile", str(workdir / "m2v_bad.yaml")], workdir, check=False)
     assert proc.returncode != 0 and "mol2vec_model_path" in proc.stdout + proc.stderr
 
+    # The source model by two processes (torchrun, gloo on the CPU), matrix-free: Nystrom with every
+    # source pair as a centre is kernel ridge itself (closed form), so the predictions equal the exact
+    # Cholesky's up to float32 rounding of the kernel (both paths evaluate it in float32: ~1e-6 of the
+    # kernel's scale, times the condition number of the ridge solve, <= (n max|K| + lam) / lam ~ 1e3 here)
+    from biokernels.io.gctx import read_gctx
 
+    exact = read_gctx(base / "source/predictions.gctx").data
+    summary = json.loads((base / "source/summary.json").read_text())
+    n_src = summary["n_source"]
+    cfg = yaml.safe_load(TINY_DS.read_text())
+    cfg["drug_screen"]["solver"] = "nystrom"
+    cfg["drug_screen"]["solver_settings"] = {"nystrom_centres": n_src, "processes": 2}
+    (workdir / "dist.yaml").write_text(yaml.safe_dump(cfg))
+    run_snakemake(["--cores", "2", str((base / "source/predictions.gctx").relative_to(workdir)), "--configfile",
+                   str(workdir / "dist.yaml")], workdir)
+    dist = read_gctx(base / "source/predictions.gctx").data
+    summary2 = json.loads((base / "source/summary.json").read_text())
+    assert summary2["processes"] == 2 and summary2["solver"]["method"] == "nystrom"
+    assert summary2["solver"]["centres"] == n_src
+    log = (base / "logs/source.log").read_text()
+    assert "torch.distributed.run" in log and "rank 1/2" in log  # both processes joined, and logged
+    scale = float((exact - exact.to_numpy().mean(axis=1, keepdims=True)).abs().to_numpy().max())
+    assert float((dist - exact).abs().to_numpy().max()) <= 1e-2 * scale
+
+
+@pytest.mark.slow
 def test_drug_screen_dose_time_key_preprocesses_then_stops_before_the_models(workdir):
     """drug_screen.replicate_key [pert, cell, dose, time]: the preprocessed
     files have one row per (drug, cell line, dose, time); every rule that
@@ -491,6 +523,7 @@ def test_drug_screen_dose_time_key_preprocesses_then_stops_before_the_models(wor
     assert pairs["n_replicates"].sum() == rows["n_replicates"].sum()   # the generator has no unknown time
 
 
+@pytest.mark.slow
 def test_drug_screen_geo_download_rules_against_local_files(workdir):
     """The GEO path: checksummed downloads (file:// URLs here, never the
     network), then the same preprocessing as for generated data."""

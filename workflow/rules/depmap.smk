@@ -63,18 +63,21 @@ rule depmap_download:
 rule depmap_prepare:
     """Viability files -> the long table (reader of the source's format, every
     drop counted in read_counts.tsv) -> drugs matched to CMAP by InChIKey,
-    unusable rows listed with a reason, source cell lines (CMAP = the
-    drug_screen.n_cells lines with the most pairs, minus the targets), seen /
-    unseen strata and folds."""
+    unusable rows counted per reason and cell line and per reason and compound
+    (listed row by row with depmap.list_dropped_rows), source cell lines
+    (CMAP = the drug_screen.n_cells lines with the most pairs, minus the
+    targets), seen / unseen strata and folds. Only the target cell lines of
+    depmap.cell_lines are kept (the others counted in read_counts.tsv)."""
     input:
         unpack(dm_prepare_inputs),
         pert_info=ds_raw("pert_info"),
         pairs=ds_pooled_pairs,
         controls=f"{DS_DIR}/preprocessed/controls.tsv",
     output:
+        **DM_DROPPED_ROWS,
         targets=f"{DM_DIR}/prepared/targets.tsv",
         drugs=f"{DM_DIR}/prepared/drugs.tsv",
-        dropped=f"{DM_DIR}/prepared/dropped_rows.tsv",
+        dropped_summary=f"{DM_DIR}/prepared/dropped_summary.tsv",
         read_counts=f"{DM_DIR}/prepared/read_counts.tsv",
         counts=f"{DM_DIR}/prepared/counts.json",
     log:
@@ -102,6 +105,7 @@ rule depmap_prepare:
                 "description": DM_SRC.get("description", ""),
             }
         ),
+        cell_lines=DM["cell_lines"],
         duplicates=DM["duplicates"],
         folds=DM["folds"],
         n_cmap=DS["n_cells"],

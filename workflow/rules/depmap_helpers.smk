@@ -19,6 +19,14 @@ DM_PROJECTION_PARAMS = canonical(
     {k: DM[k] for k in ("seeds", "ridge", "scaling", "genes", "projection_input")}
     | {"kernel": DS["kernel"]}
 )
+# The per-row listing of the dropped rows (hundreds of MB at the full PRISM
+# size) is written only when asked (depmap.list_dropped_rows);
+# dropped_summary.tsv, the drops counted per cell line and compound, always is.
+DM_DROPPED_ROWS = (
+    {"dropped_rows": f"{DM_DIR}/prepared/dropped_rows.tsv"}
+    if DM["list_dropped_rows"]
+    else {}
+)
 DM_SOURCE_PARAMS = canonical(
     {
         "source": DM["source"],

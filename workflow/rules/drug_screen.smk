@@ -262,7 +262,8 @@ rule drug_screen_source:
         ENV_TORCH
     threads: 2
     resources:
-        gpu=1,
+        gpu=DS_SOLVER["processes"],
+        nodes=DS_SOLVER["nodes"],
         slurm_partition=GPU_PARTITION,
         mem_mb=mem_per_attempt(24000),
         runtime=240,

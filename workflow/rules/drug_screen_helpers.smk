@@ -97,7 +97,10 @@ DS_RANKS = [str(k) for k in range(1, (len(DS["targets"]) or DS["n_target"]) + 1)
 DS_SPLIT_PARAMS = canonical(
     {k: DS[k] for k in ("n_cells", "n_target", "targets", "folds")}
 )
-DS_MODEL_PARAMS = canonical({k: DS[k] for k in ("kernel", "solver", "source_ridge")})
+DS_MODEL_PARAMS = canonical(
+    {k: DS[k] for k in ("kernel", "solver", "solver_settings", "source_ridge")}
+)
+DS_SOLVER = DS["solver_settings"]
 DS_TARGET_PARAMS = canonical({k: DS[k] for k in ("kernel", "target_ridge")})
 DS_BY_DOSE = list(DS["replicate_key"]) == ["pert", "cell", "dose", "time"]
 

@@ -72,7 +72,12 @@ rule pimkl_cohorts:
     input:
         [p for c in PK_COHORT_SPECS for p in pk_cohort_files(c)],
     output:
-        f"{PK_DIR}/cohorts/counts.tsv",
+        report(
+            PK_COHORT_COUNTS,
+            caption="../report/pimkl_cohorts.rst",
+            category=PAPER_PIMKL,
+            subcategory=PK_NAME,
+        ),
     log:
         f"{PK_DIR}/logs/cohorts.log",
     benchmark:

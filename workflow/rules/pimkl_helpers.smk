@@ -128,9 +128,12 @@ PK_SENS_PARAMS = canonical({**PK_S1_PARAMS, "sensitivity": PK["sensitivity"]})
 PK_FIGS = ["fig3a", "fig3b", "fig4", "figS1", "figS2", "sensitivity"]
 if PK_LARGE:
     PK_FIGS += ["fig6"] + (["fig5", "figS4"] if PK_TRANSFER_COHORTS else [])
+# The counts of the input cohorts as Algorithm S1 reads them (what was read
+# and dropped; written by pimkl_cohorts), in `all` and in the report.
+PK_COHORT_COUNTS = f"{PK_DIR}/cohorts/counts.tsv"
 PK_TARGETS = [
     f for fig in PK_FIGS for f in [f"{PK_DIR}/tables/{fig}.tsv", *figure(PK_STUDY, fig)]
-]
+] + [PK_COHORT_COUNTS]
 
 
 def pk_cohort_files(cohort):

@@ -1,7 +1,9 @@
 """Snakemake entry: read the viability files with the reader of their format
-(biokernels.io.depmap.VIABILITY_READERS; every drop counted in
-read_counts.tsv), match the drugs to CMAP by structure, drop (and list)
-unusable rows, strata and folds."""
+(biokernels.io.depmap.VIABILITY_READERS), keeping the target cell lines of
+depmap.cell_lines (every drop counted in read_counts.tsv), match the drugs to
+CMAP by structure, drop unusable rows (counted per reason and cell line and
+per reason and compound in dropped_summary.tsv; listed row by row in
+dropped_rows.tsv only with depmap.list_dropped_rows), strata and folds."""
 
 import json
 
@@ -9,7 +11,7 @@ import pandas as pd
 
 from biokernels.errors import InputError
 from biokernels.io.cmap import read_l1000_table
-from biokernels.io.depmap import VIABILITY_READERS, match_drugs, prepare_targets, read_counts_table
+from biokernels.io.depmap import VIABILITY_READERS, drop_summary, match_drugs, prepare_targets, read_counts_table
 from biokernels.io.download import sha256_file
 from biokernels.logs import rule_logger
 from biokernels.registry import call, lookup
@@ -27,8 +29,12 @@ for key, digest in src["sha256"].items():  # local files with a pinned sha256
     log.info("%s: sha256 verified", files[key])
 label = files.get("table") or files.get("logfold_change") or files.get("dose_response")
 reader = lookup(VIABILITY_READERS, src["format"], f"{field}.reader.format")
-viab, read_counts = call(reader, src["reader"], f"{field}.reader", files)
+cell_lines = list(smk.params.cell_lines)
+viab, read_counts = call(reader, src["reader"], f"{field}.reader", files, cell_lines=cell_lines)
 read_counts_table(read_counts).to_csv(smk.output.read_counts, sep="\t", index=False)
+if cell_lines:
+    log.info("depmap.cell_lines: %d name(s) asked for; %d model(s) or cell id(s) left out (read counts)",
+             len(cell_lines), read_counts.get("models_not_selected", 0))
 log.info("%s (%s): %d rows, %d drugs, %d cell lines; read counts in %s", label, src["format"], len(viab),
          viab["drug_id"].nunique(), viab["cell_id"].nunique(), smk.output.read_counts)
 info = read_l1000_table(smk.input.pert_info, ["pert_id", "pert_type", "canonical_smiles"], index="pert_id")
@@ -46,19 +52,24 @@ try:
                                                seed=smk.params.seed, n_cmap=smk.params.n_cmap)
 except InputError as err:
     raise InputError(f"{label}: {err}") from None
+listed = getattr(smk.output, "dropped_rows", None)   # only with depmap.list_dropped_rows
+where = smk.output.dropped_summary + (f", listed in {listed}" if listed else "")
 for reason in ("missing_value", "no_structure", "cell_not_in_cmap", "duplicate_merged"):
     if counts[reason]:
-        log.warning("%d row(s) %s (listed in %s)", counts[reason], reason.replace("_", " "), smk.output.dropped)
+        log.warning("%d row(s) %s (counted per cell line and compound in %s)", counts[reason],
+                    reason.replace("_", " "), where)
 absent = sorted(dropped.loc[dropped["reason"] == "cell_not_in_cmap", "cell_id"].unique())
 if absent:
     log.warning("%d cell lines absent from CMAP: %s", len(absent), absent[:50])
 log.info("targets: %d pairs (%d seen, %d unseen) on %s; source: %d CMAP cell lines", counts["pairs"],
          counts["seen"], counts["unseen"], counts["target_cells"], counts["n_source_cells"])
 summary = {"table": label, "files": files, "format": src["format"], "description": src.get("description", ""),
-           "read": read_counts, "drugs": dcounts, **counts}
+           "cell_lines": cell_lines, "read": read_counts, "drugs": dcounts, **counts}
 drugs.index.name = "drug_id"
 drugs.to_csv(smk.output.drugs, sep="\t")
-dropped.to_csv(smk.output.dropped, sep="\t", index=False)
+drop_summary(dropped).to_csv(smk.output.dropped_summary, sep="\t", index=False)
+if listed:
+    dropped.to_csv(listed, sep="\t", index=False)
 targets.to_csv(smk.output.targets, sep="\t")
 with open(smk.output.counts, "w") as f:
     json.dump(summary, f, indent=2)

@@ -4,6 +4,7 @@ for every target pair."""
 
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,8 @@ import pandas as pd
 from biokernels.device import log_device
 from biokernels.studies.drug_screen.protocol import SourceModel, load_screen
 from biokernels.io.gctx import GCT, write_gctx
-from biokernels.logs import rule_logger
+from biokernels.logs import rule_logger, run_logged
+from biokernels.studies.drug_screen.source_fit import distributed_command
 from biokernels.metrics import mean_r2
 from biokernels.solvers.ridge import select_ridge_holdout
 
@@ -27,8 +29,9 @@ log.info("source: %d pairs over %d cell lines; target pairs to predict: %d; gene
          len(tgt), data.Y.shape[1])
 
 
-def model(lam):
-    return SourceModel(lam, kernel_params=cfg["kernel"], device=device, solver=cfg["solver"])
+def model(lam, log=None):
+    return SourceModel(lam, kernel_params=cfg["kernel"], device=device, solver=cfg["solver"],
+                       settings=cfg["solver_settings"], log=log, seed=smk.params.seed)
 
 
 def score(lam, tr, va):
@@ -42,14 +45,37 @@ rs = cfg["source_ridge"]
 lam, grid = select_ridge_holdout(score, len(src), rs["grid"], subset=rs["subset"], seed=smk.params.seed,
                                  name="drug_screen.source_ridge")
 grid.to_csv(smk.output.ridge, sep="\t", index=False)
+st = cfg["solver_settings"]
+processes = int(st["processes"]) * int(st["nodes"])
 t0 = time.perf_counter()
-m = model(lam).fit(data, src)
-fit_s = time.perf_counter() - t0
-t0 = time.perf_counter()
-pred = m.predict(data, tgt)
-pred_s = time.perf_counter() - t0
-log.info("fit %d pairs in %.1f s (%s), predicted %d in %.1f s", len(src), fit_s, m.info_.get("method"), len(tgt),
-         pred_s)
+if processes > 1:
+    # the final fit by several processes (torchrun; srun + torchrun across nodes): each loads the screen,
+    # takes its share of the rows of a matrix-free solve, and rank 0 writes the gathered predictions
+    work = Path(smk.output.summary).parent / ".distributed"
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "config.json").write_text(json.dumps(cfg))
+    args = ["--expression", smk.input.expression, "--controls", smk.input.controls, "--fingerprints",
+            smk.input.fingerprints, "--folds", smk.input.folds, "--out", str(work), "--lam", repr(float(lam)),
+            "--config", str(work / "config.json"), "--device", "cuda" if str(device).startswith("cuda") else "cpu",
+            "--seed", str(smk.params.seed), "--threads", str(max(1, smk.threads // int(st["processes"])))]
+    cmd = distributed_command(args, int(st["processes"]), int(st["nodes"]))
+    log.info("distributed fit: %d process(es) on %d node(s): %s", int(st["processes"]), int(st["nodes"]),
+             " ".join(cmd))
+    for f in ("predictions.npy", "info.json"):
+        (work / f).unlink(missing_ok=True)
+    run_logged(cmd, log)
+    pred = np.load(work / "predictions.npy")
+    info = json.loads((work / "info.json").read_text())
+    fit_s, pred_s = time.perf_counter() - t0, 0.0
+    log.info("distributed fit and prediction of %d target pairs in %.1f s (%s)", len(tgt), fit_s, info["solver"])
+else:
+    m = model(lam, log).fit(data, src)
+    fit_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    pred = m.predict(data, tgt)
+    pred_s = time.perf_counter() - t0
+    info = {**m.info_, "solver": m.solver_}
+    log.info("fit %d pairs in %.1f s (%s), predicted %d in %.1f s", len(src), fit_s, m.solver_, len(tgt), pred_s)
 ids = data.folds.index[tgt]
 tgt_cell = data.folds["cell_id"].to_numpy()[tgt]
 write_gctx(smk.output.predictions, GCT(data=pd.DataFrame(pred.T, index=data.genes, columns=ids),
@@ -57,7 +83,8 @@ write_gctx(smk.output.predictions, GCT(data=pd.DataFrame(pred.T, index=data.gene
                                        col_meta=data.folds.loc[ids, ["pert_id", "cell_id", "stratum"]]))
 summary = {"lam": lam, "n_source": int(len(src)), "n_source_cells": len(source), "n_target_pairs": int(len(tgt)),
            "n_genes": int(data.Y.shape[1]), "fit_seconds": fit_s, "predict_seconds": pred_s, "device": str(device),
-           "solver": {k: v for k, v in m.info_.items() if isinstance(v, (int, float, str))},
+           "processes": processes,
+           "solver": {k: v for k, v in info.items() if isinstance(v, (int, float, str))},
            "target_mean_r2_source_only": {c: float(mean_r2(pred[tgt_cell == c], data.Y[tgt][tgt_cell == c]))
                                           for c in sorted(set(tgt_cell))}}
 with open(smk.output.summary, "w") as f:

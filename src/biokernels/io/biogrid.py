@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from biokernels.errors import InputError
-from biokernels.io.networks import clean_edges, describe_lines, open_text
+from biokernels.io.networks import clean_edges, open_text
+from biokernels.io.sniff import describe_content
 
 log = logging.getLogger(__name__)
 
@@ -105,10 +106,9 @@ def read_biogrid_tab3(path: str | Path, system_type: str = "physical", taxid: in
         first = fh.readline().rstrip("\r\n")
         header = first.split("\t")
         if header[0] != TAB3_FIRST_COLUMN or _ORGANISM[0] not in header:
-            head = [first] + [x.rstrip("\r\n") for _, x in zip(range(4), fh) if x.strip()]
             raise InputError(f"{path}: line 1: expected the BioGRID TAB3 header ('{TAB3_FIRST_COLUMN}', ..., "
-                             f"'{_ORGANISM[0]}', ...; 37 columns), found {describe_lines(head)}; give the TAB3 "
-                             "file of a BioGRID release (BIOGRID-ORGANISM-<release>.tab3.zip or "
+                             f"'{_ORGANISM[0]}', ...; 37 columns), found {describe_content(path, zip_member)}; "
+                             "give the TAB3 file of a BioGRID release (BIOGRID-ORGANISM-<release>.tab3.zip or "
                              "BIOGRID-ALL-<release>.tab3.zip, https://downloads.thebiogrid.org/BioGRID/"
                              "Release-Archive/)")
         needed = [_SYSTEM_TYPE, *_ORGANISM, *id_cols]

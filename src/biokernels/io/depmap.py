@@ -43,7 +43,14 @@ and stay unmatched (counted as new drugs). PRISM drugs are identified by
 ``broad_id``; a ``smiles`` field listing several structures (``"s1, s2"``)
 gives its first (counted). A compound without SMILES is passed on with an
 empty one, and :func:`prepare_targets` drops its rows as ``no_structure``
-(listed).
+(counted per cell line and compound by :func:`drop_summary`).
+
+**Target cell lines** (``depmap.cell_lines``, the readers' ``cell_lines``):
+empty = all; else DepMap ids or model-table names (long tables: cell ids),
+case-insensitive (:func:`select_cell_lines`). Every reader applies it when
+the data are read, before drugs are matched and the per-cell-line work; the
+models left out are counted (``models_not_selected``, their values or rows),
+and a name absent from the data is an error listing close matches.
 
 **Stated rules** of the PRISM readers (defaults of their settings):
 
@@ -70,17 +77,17 @@ empty one, and :func:`prepare_targets` drops its rows as ``no_structure``
 
 A file whose bytes do not match its name (gzip without ``.gz``, an HTML page,
 an Excel workbook, a tab-separated ``.csv``) is refused with what it looks
-like and what to do (:func:`check_table_file`).
+like (:func:`biokernels.io.sniff.sniff`) and what to do
+(:func:`check_table_file`).
 """
 
 from __future__ import annotations
 
-import codecs
 import csv
+import difflib
 import gzip
 import logging
 import re
-import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -88,6 +95,7 @@ import numpy as np
 import pandas as pd
 
 from biokernels.errors import InputError
+from biokernels.io.sniff import sniff
 
 log = logging.getLogger(__name__)
 
@@ -100,80 +108,70 @@ NA_STRINGS = ("", "NA", "NaN", "nan", "NULL", "null", "None")
 # --------------------------------------------------------------------------- files
 
 
+#: Content kinds (biokernels.io.sniff.KINDS) a table may have: separated
+#: text, or one column without separator ("text").
+_TABLE_KINDS = ("csv", "tsv", "ssv", "text")
+
+
 def table_separator(path) -> str:
     """The field separator a table's name implies: tab for ``.tsv`` / ``.txt``
     (optionally ``.gz``), else comma."""
     return "\t" if re.search(r"\.(tsv|txt)(\.gz)?$", str(path)) else ","
 
 
-def _looks_like(head: bytes) -> str:
-    """What non-text bytes look like, with what to do ('' for plain text)."""
-    stripped = head.lstrip().lower()
-    if head[:4] == b"PK\x03\x04":
-        return "a ZIP archive (an Excel .xlsx workbook or a zipped download): unzip it or export the sheet as CSV"
-    if head[:4] == b"PAR1":
-        return "a Parquet file: convert it to CSV (pandas.read_parquet(...).to_csv(...))"
-    if head[:8] == b"\x89HDF\r\n\x1a\n":
-        return "an HDF5 file: export the table as CSV"
-    if stripped.startswith((b"<!doctype html", b"<html", b"<?xml")):
-        return ("an HTML/XML page, not a table (a portal, login or error page saved instead of the file?): "
-                "download the file itself")
-    if b"\x00" in head:
-        return "binary data, not text: give the CSV file itself"
-    return ""
-
-
 def check_table_file(path, what: str = "a table") -> str:
     """Check that ``path`` is a text table whose bytes match its name; return
     its separator (:func:`table_separator`).
 
-    Reads the first 64 KiB (decompressed for ``.gz``). Pandas infers
-    compression and the separator from the name only, so a mismatch would
-    otherwise surface as a confusing parse or decoding error.
+    What the file holds is told from its first 64 KiB (decompressed for
+    gzip) by :func:`biokernels.io.sniff.sniff`. Pandas infers compression
+    and the separator from the name only, so a mismatch would otherwise
+    surface as a confusing parse or decoding error.
 
     Raises
     ------
     InputError
         Missing, a folder or empty; gzip bytes without ``.gz`` (rename it, or
-        ``gunzip: true`` for a download) or ``.gz`` without gzip bytes; a ZIP
-        (xlsx), Parquet, HDF5, HTML or binary file; not UTF-8; a header
-        separated by tabs in a ``.csv`` name or by commas in a ``.tsv`` one.
-        The message names the file, what it looks like and what to do.
+        ``gunzip: true`` for a download) or ``.gz`` without gzip bytes; damaged
+        gzip; anything but separated text (a ZIP or Excel workbook, HTML or
+        XML page, HDF5, Parquet, JSON, GEO or GCT file, binary data, ...); not
+        UTF-8; a header separated by tabs (or semicolons) in a ``.csv`` name
+        or by commas in a ``.tsv`` one. The message names the file, what it
+        looks like and what to do.
     """
     p = Path(path)
-    if not p.exists():
+    content = sniff(p)
+    if content.kind == "missing":
         raise InputError(f"{p}: {what} not found")
-    if p.is_dir():
+    if content.kind == "folder":
         raise InputError(f"{p}: expected {what} file, found a folder")
     sep = table_separator(p)
-    with open(p, "rb") as handle:
-        head = handle.read(1 << 16)
-    if not head:
-        raise InputError(f"{p}: empty file, expected {what} with a header")
-    if head[:2] == b"\x1f\x8b":
+    if content.kind == "empty":
+        raise InputError(f"{p}: empty file, expected {what} with a header ({content.what})")
+    body = content
+    if content.kind == "gzip":
         if not p.name.endswith(".gz"):
             raise InputError(f"{p}: looks like gzip-compressed data but its name does not end in .gz; rename it "
                              f"{p.name}.gz (a local file) or set gunzip: true on its download")
-        try:
-            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 1 << 16)
-        except zlib.error as err:
-            raise InputError(f"{p}: damaged gzip data ({err}); download it again") from None
+        if content.inner is None:
+            raise InputError(f"{p}: {content}")
+        body = content.inner
     elif p.name.endswith(".gz"):
-        kind = _looks_like(head) or "plain text"
-        raise InputError(f"{p}: named .gz but not gzip data (it looks like {kind}); rename it without .gz")
-    kind = _looks_like(head)
-    if kind:
+        raise InputError(f"{p}: named .gz but not gzip data (it looks like {content}); rename it without .gz")
+    if body.kind == "empty":
+        raise InputError(f"{p}: empty file once decompressed, expected {what} with a header")
+    if body.kind not in _TABLE_KINDS:
         raise InputError(f"{p}: expected {what} as {'tab' if sep == chr(9) else 'comma'}-separated text, but it "
-                         f"looks like {kind}")
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
-    except UnicodeDecodeError as e:
-        raise InputError(f"{p}: not UTF-8 text ({e.reason} at byte {e.start}); save it as UTF-8") from None
-    first = head.split(b"\n", 1)[0]
-    if sep == "," and b"\t" in first and b"," not in first:
+                         f"looks like {body}")
+    if body.not_utf8:
+        raise InputError(f"{p}: not UTF-8 text ({body.not_utf8}); save it as UTF-8")
+    if sep == "," and body.delimiter in ("\t", ";"):
+        if body.delimiter == ";":
+            raise InputError(f"{p}: the header is semicolon-separated ({body.what}) but the name says "
+                             "comma-separated; save it comma-separated (or as .tsv)")
         raise InputError(f"{p}: the header is tab-separated but the name says comma-separated; rename it "
                          f"{re.sub(r'[.]csv', '.tsv', p.name) if '.csv' in p.name else p.name + '.tsv'}")
-    if sep == "\t" and b"\t" not in first and b"," in first:
+    if sep == "\t" and body.delimiter == ",":
         raise InputError(f"{p}: the header is comma-separated but the name says tab-separated; rename it to .csv")
     return sep
 
@@ -395,7 +393,8 @@ def prepare_targets(viability: pd.DataFrame, drugs: pd.DataFrame, cmap_pairs: pd
         (``seen``: the drug is measured in a source cell line, i.e. a CMAP
         cell line not in DepMap), ``fold``.
     dropped : DataFrame of the table rows not used, with ``reason`` in
-        :data:`DROP_REASONS` (merged duplicates are listed, not lost).
+        :data:`DROP_REASONS` (merged duplicates are listed, not lost);
+        :func:`drop_summary` counts them per cell line and compound.
     counts : dict, rows per reason, ``target_cells``, ``source_cells`` (list),
         ``n_source_cells``, ``pairs``, ``seen``, ``unseen``.
 
@@ -448,6 +447,40 @@ def prepare_targets(viability: pd.DataFrame, drugs: pd.DataFrame, cmap_pairs: pd
                   source_cells=source_cells, n_source_cells=len(source_cells), seen=int((agg["stratum"] == "seen").sum()),
                   unseen=int((agg["stratum"] == "unseen").sum()))
     return agg, dropped, counts
+
+
+def drop_summary(dropped: pd.DataFrame) -> pd.DataFrame:
+    """The dropped rows of :func:`prepare_targets` counted per (reason, cell
+    line) and per (reason, compound): every drop counted, in a table of at
+    most (cell lines + compounds) rows per reason, where the row listing
+    grows with cell lines x compounds (the PRISM primary matrix, 578 cell
+    lines x 4,686 treatment columns: hundreds of MB listed row by row).
+
+    Parameters
+    ----------
+    dropped : DataFrame
+        ``dropped`` of :func:`prepare_targets` (``drug_id``, ``cell_id``,
+        ``reason``, ...), one row per dropped table row.
+
+    Returns
+    -------
+    DataFrame with columns ``reason`` (:data:`DROP_REASONS`), ``per``
+    (``"cell_line"`` or ``"compound"``), ``id`` (the cell id, or the
+    compound's ``drug_id`` as the source names it), ``rows`` (int, > 0):
+    ordered by reason (as :data:`DROP_REASONS`), ``per`` (cell lines first),
+    rows (largest first), id. For each reason, ``rows`` sums to the number
+    of rows dropped for it both over its cell lines and over its compounds.
+    """
+    parts = []
+    for per, col in (("cell_line", "cell_id"), ("compound", "drug_id")):
+        n = dropped.groupby(["reason", col], sort=False).size().rename("rows").reset_index()
+        parts.append(pd.DataFrame({"reason": n["reason"], "per": per, "id": n[col].astype(str),
+                                   "rows": n["rows"].astype(np.int64)}))
+    out = pd.concat(parts, ignore_index=True)
+    order = {r: i for i, r in enumerate(DROP_REASONS)}
+    out["_r"] = out["reason"].map(order).fillna(len(order))
+    out = out.sort_values(["_r", "per", "rows", "id"], ascending=[True, True, False, True], kind="stable")
+    return out.drop(columns="_r").reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- model table
@@ -593,6 +626,82 @@ def _map_models(model_ids: Sequence[str], models: pd.DataFrame, models_path, cel
     return cells, reason
 
 
+def select_cell_lines(wanted: Sequence[str], ids: Sequence[str], aliases: Mapping[str, Sequence[str]],
+                      source, elsewhere: Mapping[str, Sequence[str]] | None = None) -> np.ndarray:
+    """Which of ``ids`` the ``depmap.cell_lines`` setting selects.
+
+    Parameters
+    ----------
+    wanted : list of str
+        The setting: model ids (``ACH-000001``) or cell line names, matched
+        case-insensitively; empty = every id.
+    ids : sequence of str, length n
+        The ids to select from (DepMap model ids, or the cell ids of a long
+        table).
+    aliases : mapping id -> list of str
+        Other names of an id that ``wanted`` may use (its cell id, the model
+        table's ``CellLineName``, ``StrippedCellLineName``, ``CCLEName``).
+        Ids with aliases but absent from ``ids`` (e.g. rows dropped before
+        this step) are known names that select nothing.
+    source : path or str
+        The data named in messages.
+    elsewhere : mapping id -> list of str, optional
+        Models of the model table absent from the data: a wanted name among
+        them is still an error, said to be absent from the data.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+        True where the id, or one of its aliases, is in ``wanted``.
+
+    Raises
+    ------
+    InputError
+        A wanted name that is neither an id nor an alias of the data: every
+        such name is listed with its close matches (``difflib``, by
+        spelling), or as in the model table but not in the data.
+    """
+    ids = [str(i) for i in ids]
+    if not wanted:
+        return np.ones(len(ids), dtype=bool)
+    names: dict[str, set[str]] = {}
+    for i in ids:
+        names.setdefault(i.casefold(), set()).add(i)
+    for i, more in aliases.items():
+        for a in [i, *more]:
+            if a:
+                names.setdefault(str(a).casefold(), set()).add(str(i))
+    unknown = [w for w in wanted if str(w).casefold() not in names]
+    if unknown:
+        spelled = sorted({a for i in ids for a in [i, *aliases.get(i, ())] if a} | set(map(str, aliases)))
+        lower = {a.casefold(): a for a in spelled}
+        absent = {str(a).casefold(): str(i) for i, more in (elsewhere or {}).items() for a in [i, *more] if a}
+        hints = []
+        for w in unknown:
+            close = [lower[c] for c in difflib.get_close_matches(str(w).casefold(), list(lower), n=4, cutoff=0.6)]
+            note = f"model {absent[str(w).casefold()]} of the model table, not in the data; " \
+                if str(w).casefold() in absent else ""
+            hints.append(f"{w!r} ({note}{'close: ' + ', '.join(map(repr, close)) if close else 'no close match'})")
+        raise InputError(f"depmap.cell_lines: {len(unknown)} name(s) not a model id or cell line name of {source}: "
+                         f"{'; '.join(hints)}; expected DepMap ids (ACH-...) or names such as "
+                         f"{', '.join(map(repr, spelled[:4]))}")
+    chosen = set().union(*(names[str(w).casefold()] for w in wanted))
+    return np.array([i in chosen for i in ids], dtype=bool)
+
+
+def _model_aliases(ids: Sequence[str], models: pd.DataFrame, cells: Sequence[str] = ()) -> dict[str, list[str]]:
+    """id -> its names in the model table (and its cell id, when mapped)."""
+    pos = models.index.get_indexer(pd.Index([str(i) for i in ids]))
+    fields = [models[f].to_numpy(object) for f in ("cell_line_name", "stripped_name", "ccle_name")]
+    out = {}
+    for k, (i, p) in enumerate(zip(ids, pos)):
+        more = [f[p] for f in fields] if p >= 0 else []
+        if len(cells):
+            more.append(cells[k])
+        out[str(i)] = [m for m in more if m]
+    return out
+
+
 # --------------------------------------------------------------------------- compounds
 
 
@@ -715,7 +824,8 @@ def _read_matrix(path) -> pd.DataFrame:
 def read_prism_primary(logfold_change, treatment_info, models, *, dose_um: float = 2.5,
                        max_dose_ratio: float = 2.0, screens: str = "mean", screen_priority: Sequence[str] = (),
                        cell_field: str = "stripped_name", cell_pattern: str = r"^(.+)$",
-                       require_str_profiling: bool = True) -> tuple[pd.DataFrame, dict]:
+                       require_str_profiling: bool = True, cell_lines: Sequence[str] = ()
+                       ) -> tuple[pd.DataFrame, dict]:
     """The PRISM primary screen as the project's long viability table.
 
     Source: PRISM Repurposing 19Q4 (figshare 10.6084/m9.figshare.9393293),
@@ -751,6 +861,11 @@ def read_prism_primary(logfold_change, treatment_info, models, *, dose_um: float
     require_str_profiling : bool
         Drop models whose model table says they failed STR profiling (only
         PRISM's cell-line-info has the field).
+    cell_lines : list of str
+        Keep only these models (``depmap.cell_lines``): DepMap ids or names
+        of the model table, case-insensitive (:func:`select_cell_lines`);
+        empty = all. The others' values are dropped and counted
+        (``models_not_selected``, ``values_model_not_selected``).
 
     Returns
     -------
@@ -859,8 +974,16 @@ def read_prism_primary(logfold_change, treatment_info, models, *, dose_um: float
     mdl, mcounts = read_models(models)
     counts["model_table_layout"] = mcounts["layout"]
     cells, reason = _map_models(M.index, mdl, models, cell_field, cell_pattern, require_str_profiling)
+    whys = ["model_not_in_mapping", "model_failed_str", "model_without_name"]
+    if cell_lines:
+        others = mdl.index[~mdl.index.isin(M.index)]
+        chosen = select_cell_lines(cell_lines, M.index, _model_aliases(M.index, mdl, cells),
+                                   f"{logfold_change} (models of {models})", _model_aliases(others, mdl))
+        reason = np.where((reason == "") & ~chosen, "model_not_selected", reason)
+        counts["cell_lines_requested"] = len(cell_lines)
+        whys.append("model_not_selected")
     finite_v = np.isfinite(V)
-    for why in ("model_not_in_mapping", "model_failed_str", "model_without_name"):
+    for why in whys:
         sel = reason == why
         counts[f"models_{why[6:]}"] = int(sel.sum())
         counts[f"values_{why}"] = int(finite_v[sel].sum())
@@ -878,7 +1001,7 @@ def read_prism_primary(logfold_change, treatment_info, models, *, dose_um: float
     _log_drops(logfold_change, counts, ["columns_without_treatment_info", "columns_without_broad_id",
                                         "compounds_dose_out_of_range", "columns_dose_out_of_range",
                                         "columns_other_dose", "models_not_in_mapping", "models_failed_str",
-                                        "models_without_name", "values_missing", "values_combined",
+                                        "models_without_name", "models_not_selected", "values_missing", "values_combined",
                                         "compounds_without_smiles", "compounds_several_smiles",
                                         "cell_lines_of_several_models"])
     if out.empty:
@@ -895,8 +1018,8 @@ SECONDARY_RESPONSES = {"auc": False, "ic50": True, "ec50": True}
 
 def read_prism_secondary(dose_response, models, *, response: str = "auc", screens: str = "mean",
                          screen_priority: Sequence[str] = (), cell_field: str = "stripped_name",
-                         cell_pattern: str = r"^(.+)$", require_str_profiling: bool = True
-                         ) -> tuple[pd.DataFrame, dict]:
+                         cell_pattern: str = r"^(.+)$", require_str_profiling: bool = True,
+                         cell_lines: Sequence[str] = ()) -> tuple[pd.DataFrame, dict]:
     """The PRISM secondary screen's dose-response parameters as the
     project's long viability table.
 
@@ -928,6 +1051,10 @@ def read_prism_secondary(dose_response, models, *, response: str = "auc", screen
     require_str_profiling : bool
         Drop rows whose ``passed_str_profiling`` is FALSE (and models the
         model table marks so); NA is kept (not known to have failed), counted.
+    cell_lines : list of str
+        Keep only these models (``depmap.cell_lines``), as
+        :func:`read_prism_primary`; the others' rows are dropped and counted
+        (``models_not_selected``, ``rows_model_not_selected``).
 
     Returns
     -------
@@ -998,9 +1125,19 @@ def read_prism_secondary(dose_response, models, *, response: str = "auc", screen
     counts["model_table_layout"] = mcounts["layout"]
     ids = pd.unique(df.loc[reason == "", "model"])
     cells, why = _map_models(ids, mdl, models, cell_field, cell_pattern, require_str_profiling)
+    whys = ["model_not_in_mapping", "model_failed_str", "model_without_name"]
+    if cell_lines:
+        every = pd.unique(df.loc[df["model"] != "", "model"])     # names of models dropped above are known too
+        aliases = _model_aliases(every, mdl) | _model_aliases(ids, mdl, cells)
+        others = mdl.index[~mdl.index.isin(every)]
+        chosen = select_cell_lines(cell_lines, ids, aliases, f"{dose_response} (models of {models})",
+                                   _model_aliases(others, mdl))
+        why = np.where((why == "") & ~chosen, "model_not_selected", why)
+        counts["cell_lines_requested"] = len(cell_lines)
+        whys.append("model_not_selected")
     cell_of = dict(zip(ids, cells))
     why_of = dict(zip(ids, why))
-    for w in ("model_not_in_mapping", "model_failed_str", "model_without_name"):
+    for w in whys:
         counts[f"models_{w[6:]}"] = int((why == w).sum())
         drop(df["model"].map(why_of).fillna("").to_numpy() == w, f"rows_{w}")
     kept = df[reason == ""].copy()
@@ -1031,7 +1168,8 @@ def read_prism_secondary(dose_response, models, *, response: str = "auc", screen
     counts["cell_lines_of_several_models"] = int((per_cell > 1).sum())
     _log_drops(dose_response, counts, ["rows_without_broad_id", "rows_without_model_id", "rows_failed_str",
                                        "values_missing", "values_not_positive", "models_not_in_mapping",
-                                       "models_failed_str", "models_without_name", "rows_other_screen",
+                                       "models_failed_str", "models_without_name", "models_not_selected",
+                                       "rows_model_not_selected", "rows_other_screen",
                                        "rows_merged", "compounds_without_smiles", "compounds_several_smiles",
                                        "cell_lines_of_several_models"])
     if out.empty:
@@ -1080,6 +1218,11 @@ READ_COUNTS = {
     "rows_model_not_in_mapping": "rows of models absent from the model table (dropped)",
     "rows_model_failed_str": "rows of models failing STR profiling (dropped)",
     "rows_model_without_name": "rows of models without a name (dropped)",
+    "cell_lines_requested": "names in depmap.cell_lines (the target cell lines asked for; absent: all)",
+    "models_not_selected": "models (or cell ids of a long table) not in depmap.cell_lines (their values dropped)",
+    "values_model_not_selected": "values of models not in depmap.cell_lines (dropped)",
+    "rows_model_not_selected": "rows of models not in depmap.cell_lines (dropped)",
+    "rows_cell_line_not_selected": "rows of a long table whose cell id is not in depmap.cell_lines (dropped)",
     "values_combined": "kept values combined from several columns (screens rule)",
     "pairs_several_rows": "(compound, model) pairs with several rows",
     "rows_other_screen": "rows of a less preferred screen of their pair (dropped, screens: priority)",
@@ -1103,38 +1246,55 @@ def _check_files(files: Mapping[str, object], fmt: str) -> None:
 
 
 def load_long(files: Mapping[str, object], *, columns: Mapping[str, str | None],
-              cell_pattern: str = r"^(.+)$") -> tuple[pd.DataFrame, dict]:
+              cell_pattern: str = r"^(.+)$", cell_lines: Sequence[str] = ()) -> tuple[pd.DataFrame, dict]:
     """``long`` layout: :func:`read_viability` of ``files["table"]``; counts
-    ``format``, ``rows``. Missing values are passed on (dropped and listed
-    as ``missing_value`` by :func:`prepare_targets`)."""
+    ``format``, ``rows``, ``values_missing``. Missing values are passed on
+    (dropped and listed as ``missing_value`` by :func:`prepare_targets`).
+
+    ``cell_lines`` (``depmap.cell_lines``; empty = all) keeps the rows of
+    these cell ids (the ids after ``cell_pattern``, case-insensitive,
+    :func:`select_cell_lines`); the others are dropped and counted
+    (``cell_lines_requested``, ``models_not_selected``: cell ids left out,
+    ``rows_cell_line_not_selected``)."""
     _check_files(files, "long")
     v = read_viability(files["table"], dict(columns), cell_pattern)
-    return v, {"format": "long", "rows": int(len(v)), "values_missing": int(v["viability"].isna().sum())}
+    counts: dict = {"format": "long"}
+    if cell_lines:
+        cells = pd.unique(v["cell_id"])
+        chosen = select_cell_lines(cell_lines, cells, {}, f"{files['table']} (its cell ids)")
+        keep = v["cell_id"].isin(set(cells[chosen])).to_numpy()
+        counts.update(cell_lines_requested=len(cell_lines), models_not_selected=int((~chosen).sum()),
+                      rows_cell_line_not_selected=int((~keep).sum()))
+        _log_drops(files["table"], counts, ["models_not_selected", "rows_cell_line_not_selected"])
+        v = v[keep].reset_index(drop=True)
+    counts.update(rows=int(len(v)), values_missing=int(v["viability"].isna().sum()))
+    return v, counts
 
 
 def load_prism_primary(files: Mapping[str, object], *, dose_um: float = 2.5, max_dose_ratio: float = 2.0,
                        screens: str = "mean", screen_priority: Sequence[str] = (),
                        cell_field: str = "stripped_name", cell_pattern: str = r"^(.+)$",
-                       require_str_profiling: bool = True) -> tuple[pd.DataFrame, dict]:
+                       require_str_profiling: bool = True, cell_lines: Sequence[str] = ()
+                       ) -> tuple[pd.DataFrame, dict]:
     """``prism_primary`` layout: :func:`read_prism_primary` of the files
     ``logfold_change``, ``treatment_info``, ``models``."""
     _check_files(files, "prism_primary")
     return read_prism_primary(files["logfold_change"], files["treatment_info"], files["models"], dose_um=dose_um,
                               max_dose_ratio=max_dose_ratio, screens=screens, screen_priority=screen_priority,
                               cell_field=cell_field, cell_pattern=cell_pattern,
-                              require_str_profiling=require_str_profiling)
+                              require_str_profiling=require_str_profiling, cell_lines=cell_lines)
 
 
 def load_prism_secondary(files: Mapping[str, object], *, response: str = "auc", screens: str = "mean",
                          screen_priority: Sequence[str] = (), cell_field: str = "stripped_name",
-                         cell_pattern: str = r"^(.+)$", require_str_profiling: bool = True
-                         ) -> tuple[pd.DataFrame, dict]:
+                         cell_pattern: str = r"^(.+)$", require_str_profiling: bool = True,
+                         cell_lines: Sequence[str] = ()) -> tuple[pd.DataFrame, dict]:
     """``prism_secondary`` layout: :func:`read_prism_secondary` of the files
     ``dose_response``, ``models``."""
     _check_files(files, "prism_secondary")
     return read_prism_secondary(files["dose_response"], files["models"], response=response, screens=screens,
                                 screen_priority=screen_priority, cell_field=cell_field, cell_pattern=cell_pattern,
-                                require_str_profiling=require_str_profiling)
+                                require_str_profiling=require_str_profiling, cell_lines=cell_lines)
 
 
 #: Viability layouts by the config's ``reader.format`` (the schema's

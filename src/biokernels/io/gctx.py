@@ -43,7 +43,8 @@ Either format is accepted wherever a matrix is read (:func:`read_gctx`,
 the file's content decides (:func:`matrix_format`: the HDF5 signature, or a
 ``#1.2``/``#1.3`` first line), not its name, and a file that is neither is
 refused with what it looks like (gzip-compressed GCTX, HTML or XML error
-page, CSV, Git LFS pointer, ...) and what to do. A GCTX is read by blocks of
+page, CSV, Git LFS pointer, ...: :func:`biokernels.io.sniff.sniff`) and
+what to do. A GCTX is read by blocks of
 columns with h5py slices (:func:`_read_block`), so a matrix larger than
 memory (CMap LINCS 2020 level 5: 720,216 x 12,328 float32, 35 GB) is read
 with about ``BLOCK_BYTES`` plus the requested block in memory.
@@ -56,7 +57,6 @@ import gzip
 import io
 import math
 import numbers
-import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +67,7 @@ import pandas as pd
 
 from biokernels.io.download import atomic_destination
 from biokernels.errors import InputError
+from biokernels.io.sniff import GCT_VERSIONS, HDF5_SIGNATURE, Content, sniff
 
 GCTX_VERSION = b"GCTX1.0"
 MATRIX = "0/DATA/0/matrix"
@@ -154,100 +155,37 @@ def _null_666(df: pd.DataFrame) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- what a file holds
 
-HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
-"""The 8 bytes that start an HDF5 superblock (HDF5 File Format Specification,
-"Format Signature"), at byte 0 or after a user block of 512, 1024, 2048, ... bytes."""
-GCT_VERSIONS = ("#1.2", "#1.3")
 _BOM = "\ufeff"
+#: What a matrix reader says, after what a file that is neither GCTX nor GCT
+#: looks like (:func:`biokernels.io.sniff.sniff`), by the kind of its content;
+#: other kinds take the sniffer's general advice.
+_MATRIX_ADVICE = {
+    "tsv": (", not the GCT version line '#1.2' or '#1.3': a plain table (e.g. a metadata table such as "
+            "siginfo_beta.txt or inst_info.txt) is not a matrix; give the .gctx file, or add the GCT header lines "
+            "(format in biokernels.io.gctx, written by write_gct)"),
+    "csv": ": convert it to GCT or GCTX (biokernels.io.gctx.write_gct / write_gctx)",
+    "ssv": ": convert it to GCT or GCTX (biokernels.io.gctx.write_gct / write_gctx)",
+    "binary": (f", without the HDF5 signature ({HDF5_SIGNATURE.hex(' ')}): not a GCTX; the file may be "
+               "truncated, corrupt or another format"),
+    "parquet": ", not a matrix file: write it as GCTX (biokernels.io.gctx.write_gctx)",
+    "pickle": ": load it and write it as GCTX (biokernels.io.gctx.write_gctx)",
+    "npy": ": write it as GCTX with its row and column ids (biokernels.io.gctx.write_gctx)",
+    "json": ", not a matrix file",
+    "text": ", not the GCT version line '#1.2' or '#1.3'",
+}
 
 
-def _hdf5_at(path: Path, size: int) -> bool:
-    """Whether the HDF5 signature sits at byte 0, 512, 1024, 2048, ... of the file."""
-    with open(path, "rb") as handle:
-        offset = 0
-        while offset + len(HDF5_SIGNATURE) <= size:
-            handle.seek(offset)
-            if handle.read(len(HDF5_SIGNATURE)) == HDF5_SIGNATURE:
-                return True
-            offset = 512 if offset == 0 else offset * 2
-    return False
-
-
-def _first_line(head: bytes) -> str:
-    text = head.decode("utf-8", errors="replace")
-    return text.lstrip(_BOM).split("\n", 1)[0].rstrip("\r")
-
-
-def _gct_version(head: bytes) -> str | None:
-    line = _first_line(head).strip()
-    return line if line in GCT_VERSIONS else None
-
-
-def describe_content(head: bytes) -> str:
-    """What the first bytes of a file look like, in words, with what to do
-    about it (for the message of a file that is neither GCTX nor GCT).
-
-    Parameters
-    ----------
-    head : bytes
-        The file's first few KiB (decompressed, when the caller has
-        already seen a gzip wrapper).
-
-    Returns
-    -------
-    str
-        e.g. ``"an HTML page (an error or sign-in page saved in place of the
-        data?): check the URL and download it again"``.
-    """
-    if not head:
-        return "an empty file (0 bytes): the download or copy did not finish; fetch or copy it again"
-    magic = [(b"PK\x03\x04", "a ZIP archive: unzip it and give the .gctx or .gct file inside"),
-             (b"BZh", "bzip2-compressed data: decompress it first (bunzip2 -k)"),
-             (b"\xfd7zXZ\x00", "xz-compressed data: decompress it first (unxz -k)"),
-             (b"\x28\xb5\x2f\xfd", "zstd-compressed data: decompress it first (unzstd)"),
-             (b"PAR1", "a Parquet table, not a matrix file: write it as GCTX (biokernels.io.gctx.write_gctx)"),
-             (b"\x93NUMPY", "a NumPy .npy array without ids: write it as GCTX with its row and column ids"),
-             (b"\x80\x04", "a Python pickle: load it and write it as GCTX (biokernels.io.gctx.write_gctx)"),
-             (b"\x80\x05", "a Python pickle: load it and write it as GCTX (biokernels.io.gctx.write_gctx)")]
-    for prefix, what in magic:
-        if head.startswith(prefix):
-            return what
-    text = head.decode("utf-8", errors="replace").lstrip(_BOM)
-    printable = sum(c.isprintable() or c in "\t\r\n" for c in text[:2048]) / max(1, len(text[:2048]))
-    if printable < 0.9:
-        shown = " ".join(f"{b:02x}" for b in head[:8])
-        return (f"binary data starting with bytes {shown}, without the HDF5 signature "
-                f"(89 48 44 46 0d 0a 1a 0a): not a GCTX; the file may be truncated, corrupt or another format")
-    low = text[:1024].lstrip().lower()
-    line = _first_line(head)
-    if low.startswith("<!doctype html") or low.startswith("<html") or "<html" in low[:512]:
-        return ("an HTML page (an error or sign-in page saved in place of the data?): check the URL and "
-                "download it again")
-    if low.startswith("<?xml") or low.startswith("<error"):
-        return (f"an XML document ({line[:60]!r}; a storage service's error reply such as AccessDenied or "
-                "NoSuchKey?): check the URL and download it again")
-    if low.startswith("version https://git-lfs"):
-        return "a Git LFS pointer, not the file itself: fetch the real file (git lfs pull)"
-    if low.startswith("{") or low.startswith("["):
-        return "JSON text, not a matrix file"
-    if line.strip().startswith("#1."):
-        return f"a GCT header of an unknown version {line.strip()[:20]!r} (only #1.2 and #1.3 exist)"
-    if "\t" in line:
-        return (f"tab-separated text whose first line is {line[:80]!r}, not the GCT version line '#1.2' or "
-                "'#1.3': a plain table (e.g. a metadata table such as siginfo_beta.txt or inst_info.txt) is "
-                "not a matrix; give the .gctx file, or add the GCT header lines (format in "
-                "biokernels.io.gctx, written by write_gct)")
-    if "," in line:
-        return (f"comma-separated text (CSV) whose first line is {line[:80]!r}: convert it to GCT or GCTX "
-                "(biokernels.io.gctx.write_gct / write_gctx)")
-    return f"text whose first line is {line[:80]!r}, not the GCT version line '#1.2' or '#1.3'"
+def _as_matrix(content: Content) -> str:
+    """What a file looks like and what to do, for a file read as a matrix."""
+    advice = _MATRIX_ADVICE.get(content.body.kind)
+    return content.what + advice if advice else str(content)
 
 
 def matrix_format(path: str | Path) -> str:
     """Whether a file is a GCTX (HDF5) or a GCT text file, by its content,
     whatever its name.
 
-    GCTX: the HDF5 signature (:data:`HDF5_SIGNATURE`) at byte 0 or after a
+    GCTX: the HDF5 signature (:data:`biokernels.io.sniff.HDF5_SIGNATURE`) at byte 0 or after a
     user block. GCT: a first line ``#1.2`` or ``#1.3`` (a UTF-8 byte-order
     mark and surrounding blanks allowed), plain or gzip-compressed
     (``.gct.gz``).
@@ -265,31 +203,18 @@ def matrix_format(path: str | Path) -> str:
         what to do.
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: expected a GCTX (HDF5) or GCT (text) matrix file, found "
-                         f"{'a folder' if path.is_dir() else 'nothing'}")
-    size = path.stat().st_size
-    with open(path, "rb") as handle:
-        head = handle.read(4096)
-    if _hdf5_at(path, size):
-        return "gctx"
-    if head[:2] == b"\x1f\x8b":
-        try:
-            with gzip.open(path, "rb") as handle:
-                inner = handle.read(4096)
-        except (OSError, EOFError, zlib.error) as err:
-            raise InputError(f"{path}: gzip-compressed, but cannot be decompressed ({err}): the file is truncated "
-                             "or corrupt; fetch or copy it again") from None
-        if inner.startswith(HDF5_SIGNATURE):
+    content = sniff(path)
+    if content.kind in ("missing", "folder"):
+        raise InputError(f"{path}: expected a GCTX (HDF5) or GCT (text) matrix file, found {content.what}")
+    if content.kind in ("hdf5", "gct"):
+        return "gctx" if content.kind == "hdf5" else "gct"
+    if content.kind == "gzip" and content.inner is not None:
+        if content.inner.kind == "hdf5":
             raise InputError(f"{path}: a gzip-compressed GCTX (HDF5): HDF5 cannot be read compressed; gunzip it "
                              "first (gunzip -k), or set gunzip: true on its download")
-        if _gct_version(inner):
+        if content.inner.kind == "gct":
             return "gct"
-        raise InputError(f"{path}: not a GCTX (HDF5) or GCT (text) matrix: the content is gzip-compressed "
-                         f"{describe_content(inner)}")
-    if _gct_version(head):
-        return "gct"
-    raise InputError(f"{path}: not a GCTX (HDF5) or GCT (text) matrix: the content is {describe_content(head)}")
+    raise InputError(f"{path}: not a GCTX (HDF5) or GCT (text) matrix: the content is {_as_matrix(content)}")
 
 
 def matrix_format_or_none(path: str | Path) -> str | None:
@@ -983,7 +908,7 @@ def read_gct(path: str | Path, dtype=np.float64, convert_neg_666: bool = False) 
         if text and matrix_format_or_none(path) == "gctx":
             hint = " (this is a GCTX (HDF5) file: read it with read_gctx or open_matrix)"
         elif text:
-            hint = f" (the content is {describe_content(text[:4096].encode('utf-8', errors='replace'))})"
+            hint = f" (the content is {_as_matrix(sniff(path))})"
         raise InputError(f"{path}: line 1: expected '#1.2' or '#1.3', got {version[:40]!r}{hint}")
     n_counts = 2 if version == "#1.2" else 4
     counts = lines[1].split() if len(lines) > 1 else []

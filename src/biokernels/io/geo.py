@@ -58,7 +58,8 @@ values <= 0 then become missing (counted ``values_nonpositive``).
 Every reader raises :class:`~biokernels.errors.InputError` naming the file,
 the line and the field; a file whose content does not match what is
 expected (an HTML error page, a SOFT file given as a series matrix, a ``.gz``
-that is not gzip) is described by what it looks like.
+that is not gzip) is described by what it looks like
+(:func:`biokernels.io.sniff.sniff`).
 """
 
 from __future__ import annotations
@@ -76,12 +77,13 @@ import numpy as np
 import pandas as pd
 
 from biokernels.errors import InputError
+from biokernels.io.sniff import Content, describe_content, sniff
 
 log = logging.getLogger(__name__)
 
 __all__ = ["SeriesMatrix", "PlatformAnnotation", "read_series_matrix", "read_platform_annotation",
            "read_clinical_table", "characteristic_values", "characteristics_table", "log2_needed",
-           "describe_content", "MULTI_GENE_RULES", "EXPRESSION_NA"]
+           "MULTI_GENE_RULES", "EXPRESSION_NA"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 #: Cells read as missing in a series matrix's expression table (GEO writes
@@ -98,45 +100,17 @@ _NO_SYMBOL = {"", "---"}
 # ---------------------------------------------------------------------------
 # opening files, and saying what a wrong file looks like
 
-def describe_content(head: bytes) -> str:
-    """What the first bytes of a file look like, for error messages.
+#: Content kinds (biokernels.io.sniff.KINDS) that cannot be a GEO text table
+#: once gzip is undone: refused with what they look like.
+_NOT_TEXT_TABLES = frozenset({"empty", "html", "xml", "zip", "excel", "binary", "gzip", "bzip2", "xz", "zstd",
+                              "hdf5", "parquet", "npy", "pickle", "git_lfs", "json", "utf16"})
 
-    Parameters
-    ----------
-    head : bytes
-        The first bytes (a few KB) of the file, decompressed if it was gzip.
 
-    Returns
-    -------
-    str
-        E.g. ``"an HTML page (an error page saved instead of the file?)"``,
-        ``"a GEO SOFT file (^SERIES/^PLATFORM records)"``, ``"a GEO series
-        matrix"``, ``"an empty file"``.
-    """
-    if not head.strip():
-        return "an empty file"
-    if head[:2] == _GZIP_MAGIC:
-        return "gzip data (compressed twice?)"
-    if head[:4] == b"PK\x03\x04":
-        return "a ZIP archive"
-    if b"\x00" in head[:1024]:
-        return "binary data"
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    first = text.lstrip()
-    low = first[:200].lower()
-    if low.startswith(("<!doctype html", "<html", "<head", "<body")) or "<html" in low:
-        return "an HTML page (an error page saved instead of the file?)"
-    if low.startswith("<?xml") or "<miniml" in low:
-        return "an XML (MINiML) file"
-    if first.startswith("^"):
-        rec = first.split("\n", 1)[0].strip()
-        return f"a GEO SOFT file (first record {rec[:40]!r})"
-    if "!series_matrix_table_begin" in text or first.startswith("!Series_"):
-        return "a GEO series matrix"
-    if "!platform_table_begin" in text or first.startswith(("!Platform_", "!Annotation_")):
-        return "a GEO platform table"
-    line = first.split("\n", 1)[0].rstrip("\r")
-    return f"text starting {line[:60]!r}"
+def _looks(path: Path) -> Content:
+    """What the file holds once gzip is undone (the readers here decompress
+    gzip, nothing else): :func:`biokernels.io.sniff.sniff`."""
+    content = sniff(path)
+    return content.inner if content.kind == "gzip" and content.inner is not None else content
 
 
 def _head(path: Path, n: int = 4096) -> tuple[bool, bytes]:
@@ -162,7 +136,7 @@ def _open_text(path: str | Path, what: str) -> tuple[io.TextIOBase, bytes]:
         raise InputError(f"{path}: expected {what}, found {'a folder' if path.is_dir() else 'nothing'}")
     is_gz, head = _head(path)
     if path.suffix == ".gz" and not is_gz:
-        raise InputError(f"{path}: named .gz but not gzip-compressed; it looks like {describe_content(head)} "
+        raise InputError(f"{path}: named .gz but not gzip-compressed; it looks like {describe_content(path)} "
                          f"(expected {what})")
     raw = gzip.open(path, "rb") if is_gz else open(path, "rb")
     return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None), head
@@ -175,7 +149,7 @@ def _open_binary(path: str | Path, what: str) -> tuple[io.BufferedIOBase, bytes]
         raise InputError(f"{path}: expected {what}, found {'a folder' if path.is_dir() else 'nothing'}")
     is_gz, head = _head(path)
     if path.suffix == ".gz" and not is_gz:
-        raise InputError(f"{path}: named .gz but not gzip-compressed; it looks like {describe_content(head)} "
+        raise InputError(f"{path}: named .gz but not gzip-compressed; it looks like {describe_content(path)} "
                          f"(expected {what})")
     raw = gzip.open(path, "rb") if is_gz else open(path, "rb")
     return io.BufferedReader(raw) if is_gz else raw, head
@@ -298,10 +272,10 @@ def read_series_matrix(path: str | Path, na_values: Iterable[str] = ()) -> Serie
                 else:
                     raise InputError(f"{path}, line {n}: expected a '!Series_' or '!Sample_' metadata line "
                                      f"before the table, found {line[:60]!r}; the file looks like "
-                                     f"{describe_content(head)}, not a series matrix")
+                                     f"{_looks(path)}, not a series matrix")
             if begin is None:
                 raise InputError(f"{path}: no '!series_matrix_table_begin' line; the file looks like "
-                                 f"{describe_content(head)}, not a GEO series matrix (GSEnnn_series_matrix.txt.gz)")
+                                 f"{_looks(path)}, not a GEO series matrix (GSEnnn_series_matrix.txt.gz)")
             buf = fh.read()  # the table, as bytes (pandas parses bytes; no decoded copy of the whole file)
         except (OSError, EOFError) as err:  # gzip: truncated stream / bad CRC
             raise InputError(f"{path}: the data cannot be decompressed to its end ({err}); "
@@ -577,9 +551,10 @@ def read_clinical_table(path: str | Path, sample_col: str | None = None) -> tupl
     path = Path(path)
     fh, head = _open_text(path, "a clinical table (TSV, or a GEO family SOFT with a series table)")
     soft = head.lstrip().startswith((b"^", b"!"))
-    if head.lstrip()[:1] == b"<":
+    looks = _looks(path)
+    if looks.kind in _NOT_TEXT_TABLES:
         fh.close()
-        raise InputError(f"{path}: expected a clinical table; the file looks like {describe_content(head)}")
+        raise InputError(f"{path}: expected a clinical table; the file looks like {looks}")
     rows: list[tuple[int, str]] = []
     with fh:
         if soft:
@@ -710,10 +685,10 @@ def read_platform_annotation(path: str | Path, id_col: str = "ID", symbol_col: s
         raise ValueError(f"multi_gene {multi_gene!r}: expected one of {MULTI_GENE_RULES}")
     path = Path(path)
     fh, head = _open_text(path, "a GEO platform annotation table (GPLnnn.annot.gz, a platform SOFT or full table)")
-    desc = describe_content(head)
-    if desc.startswith(("a GEO series matrix", "an HTML", "an XML", "a ZIP", "binary", "gzip", "an empty")):
+    looks = _looks(path)
+    if looks.kind in _NOT_TEXT_TABLES or looks.kind == "geo_series_matrix":
         fh.close()
-        raise InputError(f"{path}: expected a GEO platform annotation table; the file looks like {desc}")
+        raise InputError(f"{path}: expected a GEO platform annotation table; the file looks like {looks}")
     accession = None
     rows: list[tuple[int, str]] = []
     with fh:

@@ -72,7 +72,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 from biokernels.errors import InputError
-from biokernels.io.networks import describe_lines, open_text
+from biokernels.io.networks import open_text
+from biokernels.io.sniff import describe_content
 
 log = logging.getLogger(__name__)
 
@@ -205,9 +206,8 @@ def read_obo(path: str | Path) -> Ontology:
                 break
         first = lines[-1].strip() if lines else ""
         if not (first.startswith("format-version:") or first == "[Term]"):
-            head = [first] + [x.rstrip("\r\n") for _, x in zip(range(4), fh) if x.strip()]
             raise InputError(f"{path}: line {len(lines)}: expected an OBO ontology starting 'format-version: 1.2' "
-                             f"(OBO 1.2/1.4), found {describe_lines(head)}; give the ontology as OBO, e.g. "
+                             f"(OBO 1.2/1.4), found {describe_content(path)}; give the ontology as OBO, e.g. "
                              "go-basic.obo of a GO release (https://release.geneontology.org/<date>/ontology/)")
         try:
             graph = obonet.read_obo(io.StringIO("".join(lines) + fh.read()), ignore_obsolete=False)
@@ -305,9 +305,8 @@ def read_gaf(path: str | Path) -> tuple[pd.DataFrame, dict]:
             lineno = 1
             m = re.match(r"!gaf-version:\s*(\S+)", first.strip())
             if not m:
-                head = [first.rstrip("\r\n")] + [x.rstrip("\r\n") for _, x in zip(range(4), fh) if x.strip()]
                 raise InputError(f"{path}: line 1: expected the GAF header '!gaf-version: 2.2' (GAF 2.x), found "
-                                 f"{describe_lines(head)}; give a GO annotation file in GAF 2.x, e.g. sgd.gaf.gz or "
+                                 f"{describe_content(path)}; give a GO annotation file in GAF 2.x, e.g. sgd.gaf.gz or "
                                  "goa_human.gaf.gz of a GO release (https://release.geneontology.org/<date>/"
                                  "annotations/)")
             version = m.group(1)

@@ -35,6 +35,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from biokernels.errors import InputError
+from biokernels.io.sniff import sniff
 
 
 def read_edge_list(path: str | Path, source_col: str = "protein_a", target_col: str = "protein_b",
@@ -88,101 +89,16 @@ def read_table(path: str | Path, header: bool = True) -> pd.DataFrame:
         raise InputError(f"{path}: cannot parse as a tab-separated table: {err}".strip()) from None
 
 
-#: Leading bytes of the compressed layouts a text input may come in.
-_MAGIC = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz"}
 #: File-name endings that promise an uncompressed text file.
 _TEXT_SUFFIXES = (".txt", ".tsv", ".tab", ".tab2", ".tab3", ".gaf", ".obo", ".csv", ".sif")
 #: File-name endings that promise a compressed layout.
 _COMPRESSED_SUFFIXES = {".gz": "gzip", ".zip": "zip", ".bz2": "bzip2", ".xz": "xz"}
-
-
-def _compression(path: Path) -> str:
-    with open(path, "rb") as fh:
-        head = fh.read(8)
-    return next((kind for magic, kind in _MAGIC.items() if head.startswith(magic)), "none")
-
-
-def _first_lines(handle, n: int = 5) -> list[str]:
-    lines = []
-    for line in handle:
-        line = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
-        if line.strip():
-            lines.append(line.rstrip("\r\n"))
-        if len(lines) >= n:
-            break
-    return lines
-
-
-def describe_lines(lines: list[str]) -> str:
-    """What a text file looks like, from its first non-empty lines, for
-    error messages (e.g. ``"a GAF 2.2 annotation file"``, ``"an OBO
-    ontology"``, ``"a BioGRID TAB2 file (24 columns)"``, ``"an HTML page
-    (often a download's error or sign-in page)"``); falls back to quoting
-    the start of the first line."""
-    if not lines:
-        return "an empty text file"
-    first = lines[0].lstrip("\ufeff").strip()
-    low = first.lower()
-    fields = first.split("\t")
-    if low.startswith("!gaf-version"):
-        return f"a GAF {first.split(':', 1)[-1].strip()} annotation file"
-    if low.startswith("!gpad-version"):
-        return "a GPAD annotation file (no gene symbols or synonyms; use the GAF of the same release)"
-    if low.startswith("!gpi-version"):
-        return "a GPI gene-product file (no annotations)"
-    if low.startswith("format-version:") or any(x.strip() == "[Term]" for x in lines):
-        return "an OBO ontology"
-    if low.startswith("<!doctype html") or low.startswith("<html"):
-        return "an HTML page (often a download's error or sign-in page)"
-    if low.startswith("<?xml") or low.startswith("<"):
-        text = " ".join(lines).lower()
-        kind = "an OWL/RDF ontology" if "owl" in text or "rdf" in text else \
-            "a PSI-MI XML file" if "entryset" in text else "an XML file"
-        return kind
-    if first.startswith("{") or first.startswith("["):
-        return "a JSON file"
-    if fields[0] == "#BioGRID Interaction ID":
-        return (f"a BioGRID TAB3 file ({len(fields)} columns)" if "Organism ID Interactor A" in fields
-                else f"a BioGRID TAB2 file ({len(fields)} columns)")
-    if low.startswith("#id interactor a") or low.startswith("#id(s) interactor a") or "taxid:" in low:
-        return "a PSI-MITAB file"
-    if low.startswith("interactor_a") or "official_symbol_a" in low:
-        return "a BioGRID TAB (version 1) file"
-    if first.split()[:2] == ["protein1", "protein2"]:
-        return "a STRING protein.links file"
-    if low.startswith("!"):
-        return f"a file of '!' comment lines starting with {first[:60]!r}"
-    return f"text starting with {first[:60]!r}"
-
-
-def describe_text_file(path: str | Path, member: str | None = None) -> str:
-    """What the file at ``path`` looks like (:func:`describe_lines` of its
-    first lines, decompressed when gzip or a zip member), for error
-    messages; never raises."""
-    path = Path(path)
-    try:
-        kind = _compression(path)
-        if kind == "gzip":
-            with gzip.open(path, "rb") as fh:
-                return "gzip-compressed " + describe_lines(_first_lines(fh))
-        if kind == "zip":
-            with zipfile.ZipFile(path) as zf:
-                names = zf.namelist()
-                name = member if member in names else names[0] if len(names) == 1 else None
-                if name is None:
-                    return f"a zip archive of {len(names)} files ({', '.join(names[:3])}, ...)"
-                with zf.open(name) as fh:
-                    return f"a zip archive whose {name} is " + describe_lines(_first_lines(fh))
-        if kind in ("bzip2", "xz"):
-            return f"a {kind}-compressed file"
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-        if b"\x00" in head:
-            return "a binary file (not text)"
-        with open(path, "rb") as fh:
-            return describe_lines(_first_lines(fh))
-    except (OSError, zipfile.BadZipFile, EOFError, ValueError) as err:
-        return f"an unreadable file ({err})"
+#: Content kinds (biokernels.io.sniff.KINDS) that are a compressed layer.
+_LAYERS = ("gzip", "zip", "bzip2", "xz", "zstd")
+#: Content kinds no text reader here can read: not text at all, or an HTML
+#: page or Git LFS pointer saved in place of the data (refused with what they
+#: look like and what to do).
+_REFUSED = ("excel", "hdf5", "parquet", "npy", "pickle", "binary", "utf16", "unreadable", "html", "git_lfs")
 
 
 @contextlib.contextmanager
@@ -212,8 +128,11 @@ def open_text(path: str | Path, what: str, member: str | None = None) -> Iterato
     Raises
     ------
     InputError
-        If the path is missing or a folder, the file is empty or binary,
-        bzip2/xz-compressed, named as another layout than its content (what
+        If the path is missing or a folder, the file is empty or not text
+        (binary, Excel, HDF5, an HTML page, a Git LFS pointer, ...: what it
+        looks like is said, by
+        :func:`biokernels.io.sniff.sniff`), bzip2/xz/zstd-compressed, named
+        as another layout than its content (what
         it looks like and what to do are said), a zip archive without
         ``member`` (its members listed), or ``member`` is not in it.
     """
@@ -222,21 +141,22 @@ def open_text(path: str | Path, what: str, member: str | None = None) -> Iterato
         raise InputError(f"{path}: expected {what}, found {'a folder' if path.is_dir() else 'nothing'}")
     if path.stat().st_size == 0:
         raise InputError(f"{path}: the file is empty (expected {what})")
-    kind = _compression(path)
+    looks = sniff(path, member)
+    if looks.body.kind in _REFUSED:
+        raise InputError(f"{path}: expected {what}, found {looks}")
+    kind = looks.kind if looks.kind in _LAYERS else "none"
     name = path.name.lower()
     promised = next((k for s, k in _COMPRESSED_SUFFIXES.items() if name.endswith(s)), None)
     if promised and promised != kind:
-        looks = describe_text_file(path, member)
         fix = (f"rename it without {path.suffix}" if kind == "none" else
                f"rename it to end in {next(s for s, k in _COMPRESSED_SUFFIXES.items() if k == kind)}")
         raise InputError(f"{path}: named {path.suffix} but not {promised}-compressed: it looks like {looks}; "
                          f"{fix}, or give {what}")
     if kind != "none" and name.endswith(_TEXT_SUFFIXES):
-        looks = describe_text_file(path, member)
         raise InputError(f"{path}: named as plain text ({path.suffix}) but {kind}-compressed ({looks}); rename it "
                          f"to {path.name}{'.gz' if kind == 'gzip' else '.zip' if kind == 'zip' else ''} "
                          f"or decompress it")
-    if kind in ("bzip2", "xz"):
+    if kind in ("bzip2", "xz", "zstd"):
         raise InputError(f"{path}: {kind}-compressed, which is not read here; decompress it (or gzip it) "
                          f"and give {what}")
     with contextlib.ExitStack() as stack:
