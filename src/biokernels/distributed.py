@@ -105,6 +105,14 @@ class Comm:
         if self.world_size > 1:
             dist.barrier(group=self.group)
 
+    def close(self) -> None:
+        """Wait for every process, then leave the process group (a process
+        that exits with the group's threads still running is aborted by
+        gloo: "terminate called without an active exception")."""
+        if self.world_size > 1 and dist.is_initialized():
+            dist.barrier(group=self.group)
+            dist.destroy_process_group()
+
 
 def _first_slurm_host(nodelist: str) -> str:
     try:

@@ -116,7 +116,7 @@ def test_nystrom_with_every_sample_as_centre_is_kernel_ridge(p):
 
 
 def test_nystrom_certificate_and_fit_change_hold(p):
-    lam, m = 0.5, 40
+    lam, m = 0.5, 120
     op = PairNTKOperator(p["D"], p["C"], p["train"], dtype=torch.float64)
     fit = nystrom_ridge(op, p["Y"], lam, centres=m, seed=3)
     info = fit["info"]
@@ -140,6 +140,12 @@ def test_nystrom_certificate_and_fit_change_hold(p):
     f_half = (K[:, half["centres"]] @ half["coef"]).numpy()
     direct = np.linalg.norm(fit_nys - f_half) / np.linalg.norm(fit_nys)
     assert info["fit_change"] == pytest.approx(direct, rel=1e-6)
+    # the estimated distance to the exact fit: the geometric tail change * r / (1 - r), r the ratio of
+    # the last two changes per doubling (M/4 -> M/2 -> M), from the explicit fits
+    quarter = nystrom_ridge(op, p["Y"], lam, centres=m // 4, seed=3)
+    f_quarter = (K[:, quarter["centres"]] @ quarter["coef"]).numpy()
+    r = direct / (np.linalg.norm(f_half - f_quarter) / np.linalg.norm(fit_nys))
+    assert r < 1 and info["fit_error_est"] == pytest.approx(direct * r / (1 - r), rel=1e-5)
 
 
 def test_centre_rule_starts_at_sqrt_n_log_n_and_doubles_until_the_fit_settles(p):
@@ -260,6 +266,7 @@ SCRIPT = textwrap.dedent('''
            "cg": predict_pairs(op, cg, p["test"], comm=comm).tolist(), "cg_iterations": cg["info"]["iterations"]}}
     if comm.rank == 0:
         open(sys.argv[1], "w").write(json.dumps(out))
+    comm.close()
 ''')
 
 

@@ -221,7 +221,8 @@ def _nystrom_preconditioner(A: torch.Tensor, lam: float, rank: int, seed: int):
     return nystrom_preconditioner_from_columns(A.index_select(1, idx), idx, lam, A.dtype)
 
 
-def nystrom_preconditioner_from_columns(C: torch.Tensor, idx: torch.Tensor, lam: float, dtype: torch.dtype):
+def nystrom_preconditioner_from_columns(C: torch.Tensor, idx: torch.Tensor, lam: float, dtype: torch.dtype,
+                                        work_dtype: torch.dtype = torch.float64):
     """Randomized Nystrom preconditioner of ``K + lam I`` from the columns
     ``C = K[:, idx]`` (Frangella, Tropp & Udell 2023, Eq. 5.3, with the
     landmark Nystrom approximation ``K[:, S] K[S, S]^+ K[S, :] = U diag(d) U^T``
@@ -234,6 +235,10 @@ def nystrom_preconditioner_from_columns(C: torch.Tensor, idx: torch.Tensor, lam:
     idx : torch.Tensor, shape (s,), the column positions (``C[idx]`` is ``K[S, S]``)
     lam : float >= 0
     dtype : torch dtype of the stored basis U (n, rank)
+    work_dtype : torch dtype of the (n, s) products (float64; the matrix-free
+        solver passes float32 to halve their memory: a preconditioner only
+        needs to be close, CG corrects the rest); the s x s
+        eigen-decompositions are float64 either way
 
     Returns
     -------
@@ -241,21 +246,22 @@ def nystrom_preconditioner_from_columns(C: torch.Tensor, idx: torch.Tensor, lam:
     subsample has rank 0; info has ``rank``, ``eig_max``, ``eig_min``.
     """
     s = C.shape[1]
-    C = C.to(torch.float64)
-    W = C[idx]
+    C = C.to(work_dtype)
+    W = C[idx].to(torch.float64)
     W = 0.5 * (W + W.mT)
     with _one_thread(C.device):
         ev, V = torch.linalg.eigh(W)
     keep = ev > ev[-1].clamp(min=0) * s * torch.finfo(dtype).eps
     if not bool(keep.any()):
         return None, {"rank": 0}
-    B = C @ (V[:, keep] / ev[keep].sqrt())  # Nystrom approx = B B^T
+    B = C @ (V[:, keep] / ev[keep].sqrt()).to(work_dtype)  # Nystrom approx = B B^T
     del C
     with _one_thread(B.device):
-        ev2, Q = torch.linalg.eigh(B.mT @ B)
+        ev2, Q = torch.linalg.eigh((B.mT @ B).to(torch.float64))
     keep2 = ev2 > ev2[-1] * s * torch.finfo(dtype).eps
     d = ev2[keep2]
-    U = (B @ (Q[:, keep2] / d.sqrt())).to(dtype)  # orthonormal columns
+    U = (B @ (Q[:, keep2] / d.sqrt()).to(work_dtype)).to(dtype)  # orthonormal columns
+    del B
     scale = ((d[0] + lam) / (d + lam) - 1.0).to(dtype)
 
     def apply(R: torch.Tensor) -> torch.Tensor:

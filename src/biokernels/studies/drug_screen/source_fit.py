@@ -121,9 +121,7 @@ def main(argv=None) -> int:
         info = {k: v for k, v in model.info_.items() if isinstance(v, (int, float, str, bool, list, type(None)))}
         info["solver"] = model.solver_
         _atomic_save(out / "info.json", lambda p: p.write_text(json.dumps(info, indent=2, default=float)))
-    comm.barrier()
-    if comm.world_size > 1:
-        torch.distributed.destroy_process_group()
+    comm.close()
     return 0
 
 
