@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from biokernels.errors import InputError
-from biokernels.solvers.easymkl import KOMD, EasyMKL, komd_dual
-from tolerances import (EPS32, easymkl_weight_bound, easymkl_weights_shift, komd_decision_bound,
+from biokernels.solvers.easymkl import KOMD, EasyMKL, komd_dual, weighted_kernel_sum
+from biokernels.solvers.kernel_lists import combine_kernels, kernel_sketch
+from tolerances import (EPS32, EPS64, easymkl_weight_bound, easymkl_weights_shift, komd_decision_bound,
                         komd_kkt_violation, komd_objective, komd_radius, komd_smo_radius)
 
 
@@ -312,3 +313,125 @@ def test_easymkl_matches_mklpy(lam):
     assert np.all(np.abs(ours.decision_function(Kt) - f_ref) <= bound)
     sure = np.abs(f_ref) > bound                                 # sign fixed within the bound
     np.testing.assert_array_equal(ours.predict(Kt)[sure], p_ref[sure])
+
+
+# --------------------------------------------------------------------------- compiled paths (issue #20)
+
+
+def _pd_problem(n=80, seed=3, d=6):
+    """An RBF kernel (positive definite: Q = (1-λ)YKY + λI is PD for every λ,
+    so the SMO radius of tolerances.komd_smo_radius exists) and test rows."""
+    rng, X, y = _problem(n=n + 20, seed=seed, d=d)
+    K = np.exp(-_sqdist(X, X) / d)
+    return K[:n, :n], K[n:, :n], y[:n]
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.1, 0.5, 1.0])
+def test_komd_numba_backend_matches_python_reference(lam):
+    K, Kt, y = _pd_problem()
+    pos = y > 0
+    Q = (1 - lam) * np.outer(y, y) * K + lam * np.eye(len(y))
+    g_n, info_n = komd_dual(K, y, lam, backend="numba")
+    g_p, info_p = komd_dual(K, y, lam, backend="python")
+    # both stop by komd_dual's rule (spread <= tol max(1, max diag Q), tol 1e-9),
+    # checked on KKT violations computed here
+    eps = 1e-9 * max(1.0, Q.diagonal().max())
+    v_n, v_p = komd_kkt_violation(Q, pos, g_n), komd_kkt_violation(Q, pos, g_p)
+    assert v_n <= eps and v_p <= eps
+    # each is within its Frank-Wolfe gap (<= 2 viol) of f*, plus the rounding of g'Qg
+    # (n-term sums, n eps |Q||g||g|)
+    rnd = len(y) * EPS64 * float(np.abs(g_n) @ np.abs(Q) @ np.abs(g_n))
+    assert abs(komd_objective(Q, g_n) - komd_objective(Q, g_p)) <= 2 * max(v_n, v_p) + 2 * rnd
+    # Q positive definite: each within its strong-convexity radius of the unique minimiser
+    radius = komd_smo_radius(Q, pos, g_n) + komd_smo_radius(Q, pos, g_p)
+    assert np.linalg.norm(g_n - g_p) <= radius
+    f_n = KOMD(lam=lam, backend="numba").fit(K, y).decision_function(Kt)
+    f_p = KOMD(lam=lam, backend="python").fit(K, y).decision_function(Kt)
+    assert np.all(np.abs(f_n - f_p) <= komd_decision_bound(K, Kt, g_n, K, Kt, g_p, radius))
+    # the compiled loop makes the reference's operations in its order: here the same steps
+    assert info_n["iterations"] == info_p["iterations"]
+
+
+def test_komd_unknown_backend():
+    K, _, y = _pd_problem(n=20)
+    with pytest.raises(InputError, match="backend"):
+        komd_dual(K, y, 0.1, backend="fortran")
+    with pytest.raises(InputError, match="backend"):
+        EasyMKL(backend="fortran").fit([K, K], y)
+
+
+def test_weighted_kernel_sum_is_combine_kernels_bit_for_bit():
+    rng = np.random.default_rng(4)
+    big = rng.normal(size=(7, 40, 40))
+    rows, cols = np.sort(rng.choice(40, 25, replace=False)), np.sort(rng.choice(40, 30, replace=False))
+    w = rng.random(7)
+    w[[1, 4]] = 0.0                                   # zero weights are skipped, as combine_kernels does
+    stacks = {"C order": np.ascontiguousarray(big[:, :25, :30]),
+              "kernel index innermost (PIMKL's inner folds)": big[:, rows[:, None], cols[None, :]] * 1.5,
+              "Fortran order": np.asfortranarray(big[:, :25, :30]),
+              "sliced view": big[::2, 3:28, 5:35]}
+    for name, S in stacks.items():
+        ws = w[: S.shape[0]]
+        ref = combine_kernels(list(S), ws)
+        got = weighted_kernel_sum(S, ws)
+        assert np.array_equal(got, ref), name
+        assert got.flags.c_contiguous == ref.flags.c_contiguous, name     # the same memory layout
+    ref = combine_kernels(list(stacks["C order"]), w)
+    assert np.array_equal(weighted_kernel_sum(list(stacks["C order"]), w), ref)   # a list: combine_kernels
+
+
+def _kernel_stack(n=60, P=5, seed=7):
+    """P linear kernels on feature groups, one informative; a (P, n, m) stack
+    laid out as PIMKL's inner-fold kernels (kernel index innermost)."""
+    rng, X, y = _problem(n=n + 15, seed=seed, d=3 * P)
+    full = np.stack([X[:, 3 * r:3 * r + 3] @ X[:, 3 * r:3 * r + 3].T for r in range(P)])
+    tr, te = np.arange(n), np.arange(n, n + 15)
+    Ks, Kt = full[:, tr[:, None], tr[None, :]], full[:, te[:, None], tr[None, :]]
+    assert Ks.strides[0] < min(Ks.strides[1:])                 # numpy's layout of this indexing
+    return Ks, Kt, y[:n]
+
+
+def test_easymkl_fit_path_equals_one_fit_per_lambda():
+    Ks, Kt, y = _kernel_stack()
+    lams = [0.0, 0.3, 1.0]
+    for backend in ("numba", "python"):
+        path = EasyMKL(kernel_aggregation="sum", backend=backend).fit_path(Ks, y, lams)
+        for lam, m in zip(lams, path):
+            ref = EasyMKL(lam=lam, backend="python").fit(Ks, y)
+            # the same operations in the same order (the λ-independent part done once,
+            # compiled sums and the batched product of the same layout): the same bits
+            assert np.array_equal(m.weights_, ref.weights_) and np.array_equal(m.gamma_, ref.gamma_)
+            assert m.lam == lam and m.komd_.lam == lam
+            assert np.array_equal(m.decision_function(Kt), ref.decision_function(Kt))
+            for a, b in zip(m.train_sketches_, ref.train_sketches_):
+                assert np.array_equal(a.product, b.product) and a.scale == b.scale and a.eps == b.eps
+    sk = kernel_sketch(Ks[2])
+    assert np.array_equal(path[0].train_sketches_[2].product, sk.product)
+    kpath = KOMD().fit_path(Ks[1], y, lams)
+    for lam, m in zip(lams, kpath):
+        ref = KOMD(lam=lam).fit(Ks[1], y)
+        assert np.array_equal(m.gamma_, ref.gamma_) and m.bias_ == ref.bias_
+
+
+def test_easymkl_fit_path_errors():
+    Ks, _, y = _kernel_stack(P=3)
+    # labels-blind kernels: every λ fails as fit fails, and the path says so per λ
+    zero = np.zeros_like(Ks)
+    path = EasyMKL(psd_tol=None).fit_path(zero, y, [0.1, 0.5])
+    with pytest.raises(InputError) as err:
+        EasyMKL(lam=0.1, psd_tol=None).fit(zero, y)
+    assert all(isinstance(e, InputError) and str(e) == str(err.value) for e in path)
+    # the PSD check runs once per kernel and still rejects a non-PSD kernel with fit's error
+    bad = np.array(Ks)
+    bad[1] = bad[1] - 2.0 * np.abs(np.linalg.eigvalsh(bad[1])).max() * np.eye(bad.shape[1])
+    with pytest.raises(InputError) as e_fit:
+        EasyMKL(lam=0.1).fit(bad, y)
+    with pytest.raises(InputError) as e_path:
+        EasyMKL().fit_path(bad, y, [0.1, 0.5])
+    assert "kernel 1" in str(e_fit.value) and "positive semi-definite" in str(e_fit.value)
+    assert str(e_path.value) == str(e_fit.value)
+    with pytest.raises(InputError) as e_komd:
+        KOMD().fit_path(bad[1], y, [0.1])
+    assert "positive semi-definite" in str(e_komd.value)
+    with pytest.raises(InputError, match="lam"):
+        EasyMKL().fit_path(Ks, y, [0.1, 1.5])

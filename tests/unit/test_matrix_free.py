@@ -216,12 +216,11 @@ def test_source_model_auto_picks_and_logs_its_solver(p):
     tr, te = np.arange(n), np.arange(n, n + nt)
     exact = SourceModel(0.5, dtype=torch.float64).fit(data, tr)
     assert exact.solver_ == "cholesky" and "budget" in exact.info_["solver_choice"]
-    small = {"memory_budget_gib": exact_bytes(n, 7, 8) / 2**30 * 0.99, "cg_tol": 1e-10}
-    cg = SourceModel(0.5, dtype=torch.float64, settings=small).fit(data, tr)
-    assert cg.solver_ == "cg_matrix_free"
-    nys = SourceModel(0.5, dtype=torch.float64, settings={**small, "cg_max_n": n - 1,
-                                                          "nystrom_centres": n}).fit(data, tr)
-    assert nys.solver_ == "nystrom"
+    small = {"memory_budget_gib": exact_bytes(n, 7, 8) / 2**30 * 0.99, "nystrom_centres": n}
+    nys = SourceModel(0.5, dtype=torch.float64, settings=small).fit(data, tr)
+    assert nys.solver_ == "nystrom" and "budget" in nys.info_["solver_choice"]
+    cg = SourceModel(0.5, dtype=torch.float64, solver="cg_matrix_free", settings={"cg_tol": 1e-10}).fit(data, tr)
+    assert cg.solver_ == "cg_matrix_free" and cg.info_["solver_choice"] == "set in the config"
     ref = exact.predict(data, te)
     scale = np.abs(ref - ref.mean(0)).max()
     for m in (cg, nys):
@@ -293,3 +292,12 @@ def test_two_gloo_processes_give_the_predictions_of_one(tmp_path):
         # process, then all-reduced; CG products by other row blocks), amplified at most by the condition
         # number of the solve (< 1e4 here): far below 1e-9
         assert np.abs(a - b).max() <= 1e-9 * scale, method
+
+
+def test_centre_cap_of_the_memory_budget_is_the_largest_that_fits():
+    from biokernels.solvers.matrix_free import max_centres, nystrom_bytes
+
+    for budget, c in ((3 * 2**30, 978), (2**20, 7), (16 * 2**30, 12328)):
+        m = max_centres(budget, c)
+        assert nystrom_bytes(m, c, 0) <= budget < nystrom_bytes(m + 1, c, 0)
+    assert max_centres(0, 10) == 1

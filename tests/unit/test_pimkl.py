@@ -226,3 +226,106 @@ def test_figs4_correlation_is_the_centred_pearson_r():
     medians = [0.15, 0.5, 0.2, 0.8]
     assert t["pearson_r_centred"].iloc[0] == pytest.approx(pearsonr(transferred.to_numpy(), medians)[0])
     assert "pearson_r" not in t.columns
+
+
+# --------------------------------------------------------------------------- fast S1 path (issue #20)
+
+
+@pytest.mark.parametrize("criterion,classifier", [("accuracy", "komd"), ("auc", "svm")])
+def test_s1_fast_path_gives_the_reference_tables(data, criterion, classifier):
+    """The default path (lambda-independent work once per inner fold, compiled
+    KOMD loop and kernel sums, precomputed-Gram SVM baselines) against
+    ``reference=True`` (the original implementation): the same tables, exactly.
+    PIMKL and pathway_mean make the same floating-point operations in the same
+    order; the SVM rows come from LIBSVM on Gram matrices equal to its own
+    kernel values up to rounding, which takes the same steps here
+    (test_svm_baselines_are_gridsearch_on_the_features)."""
+    X, y = data["cohorts"]["b"]
+    kw = dict(cohort="b", repeats=1, folds=3, inner_folds=3, lambdas=(0.0, 0.5, 1.0), seed=4,
+              baseline_C_grid=(0.1, 1.0), criterion=criterion, classifier=classifier)
+    ref = pimkl.run_s1(X, y, data["edges"], data["gene_sets"], reference=True, **kw)
+    fast = pimkl.run_s1(X, y, data["edges"], data["gene_sets"], **kw)
+    for name in ("aucs", "weights", "pathways"):
+        pd.testing.assert_frame_equal(getattr(fast, name), getattr(ref, name), check_exact=True)
+    assert set(fast.aucs["method"]) == set(pimkl.METHODS)
+
+
+def _inner_problem(data, cohort="a", P=None):
+    from biokernels.kernels.pathway import induce_pathways, normalize_trace, pathway_kernels
+
+    X, y = data["cohorts"][cohort]
+    pws, _ = induce_pathways(data["edges"], data["gene_sets"], list(X.columns))
+    pws = pws[:P] if P else pws
+    yv = np.asarray(y).astype(int)
+    inner = pimkl._inner_splits(yv, 3, 1, cohort, "test")
+    K = pathway_kernels((X - X.mean()) / X.std(), pws)
+    (a, b), = inner[:1]
+    Ka, f = normalize_trace(pimkl._sub(K, a, a))
+    Kb, _ = normalize_trace(pimkl._sub(K, b, a), f)
+    return X, yv, inner, K, Ka, Kb, a, b
+
+
+def test_fit_predict_path_equals_fit_predict_per_lambda(data):
+    X, yv, inner, K, Ka, Kb, a, b = _inner_problem(data)
+    lams = [0.0, 0.3, 1.0]
+    P = Ka.shape[0]
+    for kw in (dict(), dict(weights=np.full(P, 1.0 / P)), dict(classifier="svm", svm_C=0.5),
+               dict(classifier="svm", weights=np.arange(1.0, P + 1)), dict(kernel_aggregation="mean")):
+        path = pimkl.fit_predict_path(Ka, Kb, yv[a], lams, **kw)
+        for lam, got in zip(lams, path):
+            s, w = pimkl.fit_predict(Ka, Kb, yv[a], lam, backend="python", **kw)
+            # the same operations in the same order (hoisted, compiled, batched): the same bits
+            assert np.array_equal(got[0], s) and np.array_equal(got[1], w), (kw, lam)
+    # a failure is the entry of its lambda: the InputError fit_predict raises
+    zero = np.zeros_like(Ka)
+    path = pimkl.fit_predict_path(zero, np.zeros_like(Kb), yv[a], lams)
+    with pytest.raises(InputError) as err:
+        pimkl.fit_predict(zero, np.zeros_like(Kb), yv[a], 0.3)
+    assert all(isinstance(e, InputError) and str(e) == str(err.value) for e in path)
+    bad = pimkl.fit_predict_path(Ka, Ka[:, :, :], yv[a], lams)   # a square symmetric "test" kernel: Ka itself
+    assert all(not isinstance(e, InputError) for e in bad)      # the training kernel passes, as in fit_predict
+    tt = pimkl.fit_predict_path(Ka, Ka[::-1].copy(), yv[a], lams)
+    with pytest.raises(InputError) as err:
+        pimkl.fit_predict(Ka, Ka[::-1].copy(), yv[a], 0.3)
+    assert all(isinstance(e, InputError) and str(e) == str(err.value) for e in tt)
+    with pytest.raises(InputError, match="lambdas"):
+        pimkl.fit_predict_path(Ka, Kb, yv[a], [0.5, -0.1])
+
+
+def test_choose_lambda_path_equals_reference(data):
+    X, yv, inner, K, *_ = _inner_problem(data, cohort="b")
+    args = (K, yv, inner, (0.0, 0.1, 0.5, 0.9, 1.0), "accuracy", "komd", 1.0, "sum")
+    lam_r, mean_r = pimkl._choose_lambda(*args, reference=True)
+    lam_f, mean_f = pimkl._choose_lambda(*args, inner_kernels=pimkl._inner_kernels(K, inner))
+    assert lam_f == lam_r and np.array_equal(mean_f, mean_r)
+
+
+def test_svm_baselines_are_gridsearch_on_the_features(data):
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.svm import SVC
+    from tolerances import FLOAT64_EXACT
+
+    X, y = data["cohorts"]["a"]
+    yv = np.asarray(y).astype(int)
+    r, f, tr, te = pimkl.cv_splits(yv, 1, 4, 2, "a")[0]
+    Xv = X.to_numpy(float)
+    mu, sd = Xv[tr].mean(0), Xv[tr].std(0)
+    Xtr, Xte = (Xv[tr] - mu) / sd, (Xv[te] - mu) / sd
+    inner = pimkl._inner_splits(yv[tr], 3, 9, "a", "test")
+    grid = [0.01, 0.1, 1.0, 10.0]
+    for criterion in ("accuracy", "auc"):
+        fast = pimkl.svm_baselines(Xtr, yv[tr], Xte, inner, grid, criterion)
+        for kind in ("linear", "rbf"):
+            gs = GridSearchCV(SVC(kernel=kind, gamma="scale"), {"C": grid}, cv=inner,
+                              scoring="roc_auc" if criterion == "auc" else "accuracy").fit(Xtr, yv[tr])
+            s_ref = gs.best_estimator_.decision_function(Xte)
+            s, C = fast[kind]
+            assert C == gs.best_params_["C"], (criterion, kind)
+            # the Gram matrices equal LIBSVM's own kernel values up to float64 rounding
+            # (kind 1); LIBSVM then takes the same steps (same working sets) and the
+            # decision values differ by that rounding (<= 2e-14 relative on the default
+            # data): FLOAT64_EXACT. A different step would move them by up to LIBSVM's
+            # tol = 1e-3 and fail here (the tables would then no longer be identical).
+            assert np.abs(s - s_ref).max() <= FLOAT64_EXACT * np.abs(s_ref).max(), (criterion, kind)
+    with pytest.raises(InputError, match="kinds"):
+        pimkl.svm_baselines(Xtr, yv[tr], Xte, inner, grid, "accuracy", kinds=("poly",))

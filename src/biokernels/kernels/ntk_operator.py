@@ -93,6 +93,8 @@ class PairNTKOperator:
         self.block_bytes = int(block_bytes)
         feats = []
         for A, name in ((D, "D (drug features)"), (C, "C (cell features)")):
+            if isinstance(A, np.ndarray) and not A.flags.writeable:
+                A = np.array(A)  # torch warns on read-only arrays (the features are small: copy)
             T = torch.as_tensor(A, dtype=dtype, device=self.device)
             if T.ndim != 2:
                 raise ValueError(f"{name}: expected a 2-D array, got shape {tuple(T.shape)}")

@@ -56,8 +56,9 @@ through :class:`biokernels.distributed.Comm` (rows split across processes).
     memory: the exact solution (to ``tol``) without the n x n buffer.
 
 ``auto`` — :func:`choose_solver`
-    The exact Cholesky while its n x n buffer (plus the targets and the
-    predictions) fits ``memory_budget_gib``; Nystrom beyond.
+    The exact Cholesky while its n x n buffer (plus the targets) fits
+    ``memory_budget_gib``; Nystrom beyond, its M capped by the same budget
+    (:func:`max_centres`).
 
 Precision: kernel blocks in the operator's dtype (float32 storage), sums
 over samples (H, ``K_Mn Y``, traces), the M x M solve and the CG
@@ -110,15 +111,30 @@ def exact_bytes(n: int, c: int, itemsize: int = 4) -> int:
 
 
 def nystrom_bytes(m: int, c: int, block_bytes: int) -> int:
-    """Bytes of the Nystrom solve's own buffers: five M x M float64 (K_MM,
-    its eigenvectors, W, H, the system) and two M x c float64, plus one
-    operator block."""
-    return 5 * m * m * 8 + 2 * m * c * 8 + block_bytes
+    """Bytes of the Nystrom solve's own buffers: seven M x M float64 (K_MM,
+    H, the eigenvectors of K_MM, W, W^T H, the whitened system and its
+    factor) and three M x c float64 (K_Mn Y, W^T K_Mn Y, the coefficients),
+    plus one operator block."""
+    return 7 * m * m * 8 + 3 * m * c * 8 + block_bytes
+
+
+def max_centres(budget_bytes: float, c: int) -> int:
+    """The largest M whose M-dependent buffers (:func:`nystrom_bytes` without
+    the operator block, which comes on top) fit ``budget_bytes`` (at least 1):
+    3 GiB holds 7,377 centres with 978 genes."""
+    a, b, k = 56.0, 24.0 * c, -float(budget_bytes)
+    if k >= 0:
+        return 1
+    return max(1, int((-b + math.sqrt(b * b - 4 * a * k)) / (2 * a)))
 
 
 def choose_solver(n: int, c: int, memory_budget_gib: float, itemsize: int = 4) -> tuple[str, str]:
     """``solver: auto``: the exact Cholesky while :func:`exact_bytes` fits the
-    budget, else Nystrom.
+    budget, else Nystrom (matrix-free CG is not chosen automatically: its
+    iterations grow with the condition number, ~(lambda_max + lam) / lam
+    before preconditioning, so a small chosen ridge can make it slower than
+    the exact solve; on CPUs at lam = 1 and 44,790 pairs it did not reduce
+    the residual in 3 iterations of 2-3 min).
 
     Parameters
     ----------
@@ -385,6 +401,15 @@ def cg_ridge(op: PairNTKOperator, Y, lam: float, *, tol: float = 1e-5, max_iter:
         precond, pinfo = nystrom_preconditioner_from_columns(comm.gather_rows(local, n), idx, lam, op.dtype,
                                                              work_dtype=op.dtype)
         del local
+        if pinfo.get("rank"):
+            # preconditioned condition number <~ (d_min + lam) / lam (Frangella, Tropp & Udell 2023, Thm. 5.1,
+            # d_min the smallest kept Nystrom eigenvalue, about the first one not captured); CG needs about
+            # sqrt(kappa) / 2 ln(2 / tol) iterations (Saad 2003, Thm. 6.29)
+            kappa = (pinfo["eig_min"] + lam) / lam if lam > 0 else float("inf")
+            pinfo["kappa_estimate"] = kappa
+            pinfo["iterations_estimate"] = math.ceil(0.5 * math.sqrt(kappa) * math.log(2 / tol))
+            _log(log, "cg: Nystrom preconditioner of rank %d, condition number ~%.3g, ~%d iterations expected "
+                 "for tol %.0e", pinfo["rank"], kappa, pinfo["iterations_estimate"], tol)
     t1 = time.perf_counter()
     B = torch.as_tensor(Yc, dtype=op.dtype, device=op.device)
     if fit_intercept:

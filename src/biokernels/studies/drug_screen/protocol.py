@@ -191,9 +191,9 @@ class SourceModel:
         :func:`~biokernels.solvers.matrix_free.nystrom_ridge` (an
         approximation, with its certificate logged). ``auto``: the exact
         Cholesky while its Gram fits ``settings["memory_budget_gib"]``
-        (:func:`~biokernels.solvers.matrix_free.choose_solver`), beyond that
-        ``cg_matrix_free`` up to ``settings["cg_max_n"]`` pairs and
-        ``nystrom`` above; the choice and its reason are in ``info_``.
+        (:func:`~biokernels.solvers.matrix_free.choose_solver`), ``nystrom``
+        beyond that, with M capped by the same budget; the choice and its
+        reason are in ``info_``.
     dtype : torch dtype
         float32 (default, what fits at full scale) or float64: the Gram of
         the exact solvers, the kernel blocks of the matrix-free ones.
@@ -241,11 +241,6 @@ class SourceModel:
         solver, why = choose_solver(n, c, st["memory_budget_gib"], torch.finfo(self.dtype).bits // 8)
         if solver == "cholesky" and self.comm is not None and self.comm.world_size > 1:
             solver, why = "nystrom", f"{self.comm.world_size} processes share only the matrix-free solvers"
-        if solver != "cholesky" and n <= st["cg_max_n"]:
-            solver, why = "cg_matrix_free", why.replace("Nystrom (matrix-free)", "matrix-free CG") + \
-                f"; n = {n} <= cg_max_n {st['cg_max_n']}"
-        elif solver != "cholesky":
-            why += f"; n = {n} > cg_max_n {st['cg_max_n']}"
         return solver, why
 
     def _operator(self, data: "ScreenData", idx: np.ndarray):
@@ -267,14 +262,15 @@ class SourceModel:
         if self.log is not None:
             self.log.info("source model solver: %s (%s)", self.solver_, why)
         if self.solver_ in ("cg_matrix_free", "nystrom"):
-            from biokernels.solvers.matrix_free import cg_ridge, nystrom_ridge
+            from biokernels.solvers.matrix_free import cg_ridge, max_centres, nystrom_ridge
 
             self._op = self._operator(data, train)
             st = self.settings
             if self.solver_ == "nystrom":
+                cap = min(int(st["nystrom_max_centres"]), max_centres(st["memory_budget_gib"] * 2**30, data.Y.shape[1]))
                 fit = nystrom_ridge(self._op, data.Y[train], self.lam, centres=st["nystrom_centres"],
-                                    tol=st["nystrom_tol"], max_centres=st["nystrom_max_centres"], seed=self.seed,
-                                    comm=self.comm, log=self.log)
+                                    tol=st["nystrom_tol"], max_centres=cap, seed=self.seed, comm=self.comm,
+                                    log=self.log)
             else:
                 fit = cg_ridge(self._op, data.Y[train], self.lam, tol=st["cg_tol"], max_iter=st["cg_max_iter"],
                                precond_rank=st["precond_rank"], seed=self.seed, comm=self.comm, log=self.log)
@@ -316,8 +312,7 @@ class SourceModel:
 #: Defaults of ``drug_screen.solver_settings`` (the source model's solvers;
 #: see :class:`SourceModel` and :mod:`biokernels.solvers.matrix_free`).
 SOLVER_SETTINGS = {
-    "memory_budget_gib": 16.0,   # auto: exact Cholesky while its Gram + targets fit
-    "cg_max_n": 100000,          # auto beyond the budget: matrix-free CG up to here, Nystrom above
+    "memory_budget_gib": 16.0,   # auto: exact Cholesky while its Gram + targets fit, then Nystrom (M capped)
     "cg_tol": 1e-5,              # CG: relative residual per column
     "cg_max_iter": 200,
     "precond_rank": 1000,        # CG: columns of the Nystrom preconditioner

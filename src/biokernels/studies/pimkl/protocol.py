@@ -15,6 +15,11 @@ Pure library (no Snakemake). The pieces:
   or an SVM); the held-out AUC. Baselines beside it on the same folds: linear
   and RBF SVMs on all genes (C chosen on the same inner folds) and the
   equal-weight mean of the pathway kernels with the same classifier.
+  The inner grid fits every lambda on one set of inner-fold kernels with the
+  lambda-independent work once (:func:`fit_predict_path`) and the SVM
+  baselines on one Gram matrix per outer fold (:func:`svm_baselines`);
+  ``reference=True`` runs the original implementation (the same tables;
+  issue #20, benchmarks/bench_pimkl.py ``s1_cohort``).
 * :func:`signature_tests` - the significance of each pathway's weight over
   the folds: one-sample Wilcoxon signed-rank test against ``1/P``
   (alternative "greater"), Benjamini-Hochberg over the ``P`` pathways at
@@ -265,9 +270,28 @@ def _score(y_true: np.ndarray, s: np.ndarray, criterion: str) -> float:
     return float(np.mean((s >= 0).astype(int) == y_true))
 
 
+def _check_fit_predict_inputs(K_train, K_test, classifier: str):
+    """The checks of :func:`fit_predict` and :func:`fit_predict_path`:
+    a known classifier, K_train (P, n, n) and K_test (P, m, n) with the same
+    P, and each ``K_test[p]`` a test x train kernel
+    (:func:`biokernels.solvers.kernel_lists.check_predict_kernel`).
+    Returns both as arrays; raises InputError."""
+    from biokernels.solvers.kernel_lists import check_predict_kernel
+
+    if classifier not in CLASSIFIERS:
+        raise InputError(f"classifier {classifier!r}: expected one of {CLASSIFIERS}")
+    K_train, K_test = np.asarray(K_train), np.asarray(K_test)
+    if K_train.ndim != 3 or K_test.ndim != 3 or K_test.shape[0] != K_train.shape[0]:
+        raise InputError(f"fit_predict: expected K_train (P, n, n) and K_test (P, m, n) with the same P, "
+                         f"got {K_train.shape} and {K_test.shape}")
+    for p in range(K_test.shape[0]):
+        check_predict_kernel(K_test[p], K_train.shape[-1], K_train[p], name=f"fit_predict: K_test[{p}]")
+    return K_train, K_test
+
+
 def fit_predict(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam: float, *, classifier: str = "komd",
-                svm_C: float = 1.0, kernel_aggregation: str = "sum", weights: np.ndarray | None = None
-                ) -> tuple[np.ndarray, np.ndarray]:
+                svm_C: float = 1.0, kernel_aggregation: str = "sum", weights: np.ndarray | None = None,
+                backend: str = "numba") -> tuple[np.ndarray, np.ndarray]:
     """PIMKL(lam) on trace-normalized kernels: EasyMKL weights (or given
     ``weights``), then a classifier on ``sum_p w_p K_p`` (Algorithm S1 lines
     6-7 and 9-11).
@@ -287,6 +311,10 @@ def fit_predict(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam: flo
     weights : ndarray (P,), optional
         Fixed weights (e.g. equal, or a transferred signature): EasyMKL is
         skipped.
+    backend : {"numba", "python"}
+        ``"numba"``: the compiled KOMD loop and kernel sums
+        (:class:`~biokernels.solvers.easymkl.EasyMKL`'s ``backend``);
+        ``"python"``: the reference implementation. The same numbers.
 
     Returns
     -------
@@ -303,18 +331,10 @@ def fit_predict(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam: flo
         (:func:`biokernels.solvers.kernel_lists.check_predict_kernel`).
     """
     from biokernels.solvers.easymkl import KOMD, EasyMKL
-    from biokernels.solvers.kernel_lists import check_predict_kernel
 
-    if classifier not in CLASSIFIERS:
-        raise InputError(f"classifier {classifier!r}: expected one of {CLASSIFIERS}")
-    K_train, K_test = np.asarray(K_train), np.asarray(K_test)
-    if K_train.ndim != 3 or K_test.ndim != 3 or K_test.shape[0] != K_train.shape[0]:
-        raise InputError(f"fit_predict: expected K_train (P, n, n) and K_test (P, m, n) with the same P, "
-                         f"got {K_train.shape} and {K_test.shape}")
-    for p in range(K_test.shape[0]):
-        check_predict_kernel(K_test[p], K_train.shape[-1], K_train[p], name=f"fit_predict: K_test[{p}]")
+    K_train, K_test = _check_fit_predict_inputs(K_train, K_test, classifier)
     if weights is None:
-        mkl = EasyMKL(lam=lam, kernel_aggregation=kernel_aggregation, psd_tol=None).fit(K_train, y)
+        mkl = EasyMKL(lam=lam, kernel_aggregation=kernel_aggregation, psd_tol=None, backend=backend).fit(K_train, y)
         w = mkl.weights_
         if classifier == "komd":
             return mkl.decision_function(K_test), w
@@ -324,31 +344,229 @@ def fit_predict(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam: flo
     Ktr = np.tensordot(w, K_train, axes=1)
     Kte = np.tensordot(w, K_test, axes=1)
     if classifier == "komd":
-        clf = KOMD(lam=lam, psd_tol=None).fit(Ktr, y)
+        clf = KOMD(lam=lam, psd_tol=None, backend=backend).fit(Ktr, y)
     else:
         clf = SVC(kernel="precomputed", C=svm_C).fit(Ktr, y)
     return clf.decision_function(Kte), w
 
 
-def _choose_lambda(K: np.ndarray, y: np.ndarray, inner: list, lambdas, criterion: str, classifier: str,
-                   svm_C: float, aggregation: str, weights: np.ndarray | None = None) -> tuple[float, np.ndarray]:
-    """Inner grid (Algorithm S1 lines 4-8): mean criterion per lambda over the
-    inner folds, argmax (first of ties)."""
-    scores = np.zeros((len(inner), len(lambdas)))
-    for i, (a, b) in enumerate(inner):
+def fit_predict_path(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lambdas, *, classifier: str = "komd",
+                     svm_C: float = 1.0, kernel_aggregation: str = "sum", weights: np.ndarray | None = None,
+                     backend: str = "numba") -> list[tuple[np.ndarray, np.ndarray] | InputError]:
+    """:func:`fit_predict` at every ``lam`` of ``lambdas`` on the same kernels
+    (the inner grid of Algorithm S1, lines 4-8), the lambda-independent work
+    done once: the kernel checks, EasyMKL's aggregated kernel and kernel
+    sketches (:meth:`~biokernels.solvers.easymkl.EasyMKL.fit_path`), and with
+    fixed ``weights`` the combined kernels (and the SVM, which does not
+    depend on lambda).
+
+    Entry ``j`` holds the same numbers as ``fit_predict(K_train, K_test, y,
+    lambdas[j], ...)`` (the same operations in the same order; checked in
+    tests/unit/test_pimkl.py), or the :class:`InputError` that call raises.
+
+    Parameters
+    ----------
+    K_train : ndarray (P, n, n)
+    K_test : ndarray (P, m, n)
+    y : ndarray (n,), 0/1
+    lambdas : sequence of float in [0, 1]
+    classifier, svm_C, kernel_aggregation, weights, backend :
+        As :func:`fit_predict`.
+
+    Returns
+    -------
+    list, one entry per lambda: ``(scores (m,), weights (P,))`` or the
+    :class:`InputError` of that lambda (e.g. EasyMKL cannot weight: every
+    kernel blind to the labels; a kernel or label error is the entry of
+    every lambda).
+
+    Raises
+    ------
+    InputError
+        A lambda outside [0, 1].
+    """
+    from biokernels.solvers.easymkl import KOMD, EasyMKL, weighted_kernel_sum
+    from biokernels.solvers.kernel_lists import check_test_kernel_list
+
+    lambdas = [float(lam) for lam in lambdas]
+    bad = [lam for lam in lambdas if not 0.0 <= lam <= 1.0]
+    if bad:
+        raise InputError(f"lambdas must be in [0, 1], got {bad}")
+    try:
+        K_train, K_test = _check_fit_predict_inputs(K_train, K_test, classifier)
+        if weights is None:
+            models = EasyMKL(kernel_aggregation=kernel_aggregation, psd_tol=None,
+                             backend=backend).fit_path(K_train, y, lambdas)
+            ok = next((m for m in models if not isinstance(m, InputError)), None)
+            if ok is None:
+                return models
+            if classifier == "komd":
+                # EasyMKL.decision_function's checks, once (the same float64 arrays), and its
+                # combination bit for bit (weighted_kernel_sum: compiled on the float64 stack)
+                Kte = check_test_kernel_list(K_test, ok.n_kernels_, ok.n_train_, ok.train_sketches_)
+                if K_test.dtype == np.float64:
+                    Kte = K_test
+                return [m if isinstance(m, InputError)
+                        else (m.komd_.decision_function(weighted_kernel_sum(Kte, m.weights_)), m.weights_)
+                        for m in models]
+            out = []
+            for m in models:
+                if isinstance(m, InputError):
+                    out.append(m)
+                    continue
+                clf = SVC(kernel="precomputed", C=svm_C).fit(np.tensordot(m.weights_, K_train, axes=1), y)
+                out.append((clf.decision_function(np.tensordot(m.weights_, K_test, axes=1)), m.weights_))
+            return out
+        w = np.asarray(weights, float)
+        w = w / w.sum()
+        Ktr = np.tensordot(w, K_train, axes=1)
+        Kte = np.tensordot(w, K_test, axes=1)
+        if classifier == "komd":
+            return [(clf.decision_function(Kte), w)
+                    for clf in KOMD(psd_tol=None, backend=backend).fit_path(Ktr, y, lambdas)]
+        # the SVM on fixed weights does not depend on lambda (deterministic libsvm): fitted once
+        s = SVC(kernel="precomputed", C=svm_C).fit(Ktr, y).decision_function(Kte)
+        return [(s, w) for _ in lambdas]
+    except InputError as err:
+        return [err for _ in lambdas]
+
+
+def _inner_kernels(K: np.ndarray, inner: list) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per inner fold ``(a, b)``: the kernels of the inner training part
+    ``a`` and of ``b`` x ``a``, trace-normalized on ``a`` (shapes (P, |a|, |a|)
+    and (P, |b|, |a|))."""
+    out = []
+    for a, b in inner:
         Ka, f = normalize_trace(_sub(K, a, a))
         Kb, _ = normalize_trace(_sub(K, b, a), f)
-        for j, lam in enumerate(lambdas):
-            try:
-                s, _ = fit_predict(Ka, Kb, y[a], lam, classifier=classifier, svm_C=svm_C,
+        out.append((Ka, Kb))
+    return out
+
+
+def _choose_lambda(K: np.ndarray, y: np.ndarray, inner: list, lambdas, criterion: str, classifier: str,
+                   svm_C: float, aggregation: str, weights: np.ndarray | None = None, *,
+                   inner_kernels: list | None = None, reference: bool = False) -> tuple[float, np.ndarray]:
+    """Inner grid (Algorithm S1 lines 4-8): mean criterion per lambda over the
+    inner folds, argmax (first of ties).
+
+    ``reference=True``: the original loop, one :func:`fit_predict` per (inner
+    fold, lambda) with the pure-Python KOMD loop; otherwise
+    :func:`fit_predict_path` per inner fold (same numbers) on
+    ``inner_kernels`` (:func:`_inner_kernels`; computed when None).
+    """
+    scores = np.zeros((len(inner), len(lambdas)))
+    if reference:
+        for i, (a, b) in enumerate(inner):
+            Ka, f = normalize_trace(_sub(K, a, a))
+            Kb, _ = normalize_trace(_sub(K, b, a), f)
+            for j, lam in enumerate(lambdas):
+                try:
+                    s, _ = fit_predict(Ka, Kb, y[a], lam, classifier=classifier, svm_C=svm_C,
+                                       kernel_aggregation=aggregation, weights=weights, backend="python")
+                except InputError as err:  # e.g. every kernel blind to the labels on this inner part
+                    log.warning("inner fold %d, lambda %g: %s; scored as -inf", i + 1, lam, err)
+                    scores[i, j] = -np.inf
+                    continue
+                scores[i, j] = _score(y[b], s, criterion)
+    else:
+        if inner_kernels is None:
+            inner_kernels = _inner_kernels(K, inner)
+        for i, ((a, b), (Ka, Kb)) in enumerate(zip(inner, inner_kernels)):
+            res = fit_predict_path(Ka, Kb, y[a], lambdas, classifier=classifier, svm_C=svm_C,
                                    kernel_aggregation=aggregation, weights=weights)
-            except InputError as err:  # e.g. every kernel blind to the labels on this inner part
-                log.warning("inner fold %d, lambda %g: %s; scored as -inf", i + 1, lam, err)
-                scores[i, j] = -np.inf
-                continue
-            scores[i, j] = _score(y[b], s, criterion)
+            for j, (lam, r) in enumerate(zip(lambdas, res)):
+                if isinstance(r, InputError):  # e.g. every kernel blind to the labels on this inner part
+                    log.warning("inner fold %d, lambda %g: %s; scored as -inf", i + 1, lam, r)
+                    scores[i, j] = -np.inf
+                    continue
+                scores[i, j] = _score(y[b], r[0], criterion)
     mean = scores.mean(axis=0)
     return float(lambdas[int(np.argmax(mean))]), mean
+
+
+def svm_baselines(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, inner: list, C_grid, criterion: str,
+                  kinds=("linear", "rbf")) -> dict[str, tuple[np.ndarray, float]]:
+    """The linear and RBF SVM baselines of Algorithm S1 on precomputed Gram
+    matrices: per kind, C chosen on the inner folds, the SVM refitted on the
+    whole training part, its test scores.
+
+    The same models as ``GridSearchCV(SVC(kernel=kind, gamma="scale"),
+    {"C": C_grid}, cv=inner, scoring=...)`` on the features (the reference
+    path of :func:`run_s1`): libsvm solves the same problem from the Gram
+    matrix of the same samples; ``gamma="scale"`` is ``1 / (n_features *
+    X.var())`` of each fit's own training rows (the inner part, then the
+    whole training part), as scikit-learn computes it; the inner score per
+    C and fold as its scorers (accuracy of ``predict``, or ROC AUC of
+    ``decision_function``), the mean over the folds (``np.average``) and the
+    first best C (GridSearchCV's rank "min" and argmin). One Gram matrix
+    ``Xtr Xtr'`` (and ``Xte Xtr'``) per outer fold serves both kinds and
+    every fit, where GridSearchCV evaluates the kernel on ``n_features``-long
+    rows inside libsvm for each of its ``len(C_grid) * len(inner) + 1`` fits
+    (2,300 genes here against ~100 samples). The kernel values differ from
+    libsvm's own by rounding only (~1e-16 relative); the tables of the
+    default data are identical (tests/unit/test_pimkl.py checks one cohort).
+
+    Parameters
+    ----------
+    Xtr : ndarray (n, genes), standardized on the training part
+    ytr : ndarray (n,), 0/1
+    Xte : ndarray (m, genes)
+    inner : list of (a, b) index arrays into ``Xtr``
+    C_grid : sequence of float
+    criterion : {"accuracy", "auc"}
+    kinds : subset of ("linear", "rbf")
+
+    Returns
+    -------
+    dict kind -> (scores (m,): the refitted SVM's decision values on
+    ``Xte``, the chosen C)
+
+    Raises
+    ------
+    InputError
+        An unknown kind or criterion.
+    """
+    bad = [k for k in kinds if k not in ("linear", "rbf")]
+    if bad or criterion not in CRITERIA:
+        raise InputError(f"svm_baselines: kinds must be 'linear'/'rbf' and criterion one of {CRITERIA}, "
+                         f"got {list(kinds)}, {criterion!r}")
+    G = Xtr @ Xtr.T
+    Gte = Xte @ Xtr.T
+    if "rbf" in kinds:
+        sq_tr = np.einsum("ij,ij->i", Xtr, Xtr)
+        D = sq_tr[:, None] + sq_tr[None, :] - 2.0 * G
+        Dte = np.einsum("ij,ij->i", Xte, Xte)[:, None] + sq_tr[None, :] - 2.0 * Gte
+
+    def gamma_scale(X_fit: np.ndarray) -> float:                      # sklearn's gamma="scale"
+        var = X_fit.var()
+        return 1.0 / (X_fit.shape[1] * var) if var != 0 else 1.0
+
+    C_grid = [float(C) for C in C_grid]
+    out = {}
+    for kind in kinds:
+        scores = np.zeros((len(C_grid), len(inner)))
+        for i, (a, b) in enumerate(inner):
+            if kind == "linear":
+                Ka, Kb = G[np.ix_(a, a)], G[np.ix_(b, a)]
+            else:
+                g = gamma_scale(Xtr[a])
+                Ka, Kb = np.exp(-g * D[np.ix_(a, a)]), np.exp(-g * D[np.ix_(b, a)])
+            for c, C in enumerate(C_grid):
+                clf = SVC(kernel="precomputed", C=C).fit(Ka, ytr[a])
+                if criterion == "auc":
+                    scores[c, i] = float(roc_auc_score(ytr[b], clf.decision_function(Kb)))
+                else:                                              # accuracy_score: mean of the matches
+                    scores[c, i] = float(np.mean(clf.predict(Kb) == ytr[b]))
+        mean = np.average(scores, axis=1)
+        best = int(np.flatnonzero(mean == np.nanmax(mean))[0]) if np.isfinite(mean).any() else 0
+        if kind == "linear":
+            Ktr, Kte = G, Gte
+        else:
+            g = gamma_scale(Xtr)
+            Ktr, Kte = np.exp(-g * D), np.exp(-g * Dte)
+        clf = SVC(kernel="precomputed", C=C_grid[best]).fit(Ktr, ytr)
+        out[kind] = (clf.decision_function(Kte), C_grid[best])
+    return out
 
 
 def _inner_splits(y: np.ndarray, inner_folds: int, seed: int, cohort: str, where: str) -> list:
@@ -392,7 +610,7 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
            cohort: str = "<cohort>", repeats: int = 10, folds: int = 10, inner_folds: int = 3,
            lambdas=LAMBDAS, criterion: str = "accuracy", classifier: str = "komd", svm_C: float = 1.0,
            kernel_aggregation: str = "sum", baselines: bool = True, baseline_C_grid=(0.01, 0.1, 1.0, 10.0),
-           seed: int = 0, min_genes: int = 2) -> S1Result:
+           seed: int = 0, min_genes: int = 2, reference: bool = False) -> S1Result:
     """Algorithm S1 (Supplementary; Section 3.1, Figures 3a, S1, S3) on one cohort.
 
     For each of ``repeats`` x stratified ``folds``-fold outer splits: a
@@ -435,6 +653,22 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
     seed : int
     min_genes : int
         See :func:`~biokernels.kernels.pathway.induce_pathways`.
+    reference : bool
+        Run the original implementation (kept for the tests and
+        benchmarks/bench_pimkl.py ``s1_cohort``): one EasyMKL/KOMD fit per
+        (inner fold, lambda) with every check redone, the inner kernels
+        computed for each of the two grids, the pure-Python KOMD loop and the
+        SVM baselines by ``GridSearchCV`` on the features. The default path
+        does the lambda-independent work once per inner fold
+        (:func:`fit_predict_path`), shares the inner kernels between the
+        PIMKL and equal-weight grids, runs the compiled KOMD loop (same
+        arithmetic) and fits the SVM baselines on one precomputed Gram
+        matrix per outer fold (:func:`svm_baselines`). PIMKL and
+        ``pathway_mean`` rows and the weights are the same numbers on both
+        paths; the SVM rows are too unless the rounding of the Gram matrices
+        (~1e-16 relative to libsvm's own kernel values) changes one of
+        libsvm's steps (not seen on the default data; benchmarks/bench_pimkl.py
+        ``s1_cohort`` compares the tables).
 
     Returns
     -------
@@ -444,7 +678,8 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
     ------
     InputError
         NaN in ``X``, length mismatch, no gene set giving a kernel, a fold
-        with one class (cohort and fold named), unknown option values.
+        with one class (cohort and fold named), unknown option values, a
+        lambda outside [0, 1].
     """
     if criterion not in CRITERIA:
         raise InputError(f"criterion {criterion!r}: expected one of {CRITERIA}")
@@ -452,6 +687,10 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
         raise InputError(f"classifier {classifier!r}: expected one of {CLASSIFIERS}")
     if kernel_aggregation not in AGGREGATIONS:
         raise InputError(f"kernel_aggregation {kernel_aggregation!r}: expected one of {AGGREGATIONS}")
+    bad = [lam for lam in lambdas if not 0.0 <= float(lam) <= 1.0]
+    if bad:
+        raise InputError(f"lambdas must be in [0, 1], got {bad}")
+    backend = "python" if reference else "numba"
     if not isinstance(X, pd.DataFrame):
         raise InputError(f"cohort {cohort!r}: X must be a DataFrame with gene columns")
     yv = np.asarray(y).astype(int)
@@ -484,16 +723,19 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
         Ktr, fac = normalize_trace(Ktr_raw)
         Kte, _ = normalize_trace(Kte_raw, fac)
         base = {"cohort": cohort, "repeat": r + 1, "fold": f + 1, "n_train": len(tr), "n_test": len(te)}
-        lam, _ = _choose_lambda(Ktr_raw, yv[tr], inner, lambdas, criterion, classifier, svm_C, kernel_aggregation)
+        inner_K = None if reference else _inner_kernels(Ktr_raw, inner)
+        lam, _ = _choose_lambda(Ktr_raw, yv[tr], inner, lambdas, criterion, classifier, svm_C, kernel_aggregation,
+                                inner_kernels=inner_K, reference=reference)
         try:
             s, w = fit_predict(Ktr, Kte, ytr, lam, classifier=classifier, svm_C=svm_C,
-                               kernel_aggregation=kernel_aggregation)
+                               kernel_aggregation=kernel_aggregation, backend=backend)
             fallback = False
         except InputError as err:
             # degenerate data (e.g. a few 2-gene pathways): EasyMKL cannot
             # weight; equal weights are used and flagged in the table
             log.warning("cohort %s %s: EasyMKL failed (%s); equal weights used", cohort, where, err)
-            s, w = fit_predict(Ktr, Kte, ytr, lam, classifier=classifier, svm_C=svm_C, weights=np.ones(P))
+            s, w = fit_predict(Ktr, Kte, ytr, lam, classifier=classifier, svm_C=svm_C, weights=np.ones(P),
+                               backend=backend)
             fallback = True
         auc_rows.append({**base, "method": "pimkl", "auc": float(roc_auc_score(yte, s)), "lam": lam, "C": np.nan,
                          "equal_weight_fallback": fallback})
@@ -502,17 +744,22 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
         if baselines:
             eq = np.full(P, 1.0 / P)
             lam_eq, _ = _choose_lambda(Ktr_raw, yv[tr], inner, lambdas, criterion, classifier, svm_C,
-                                       kernel_aggregation, weights=eq)
-            s, _ = fit_predict(Ktr, Kte, ytr, lam_eq, classifier=classifier, svm_C=svm_C, weights=eq)
+                                       kernel_aggregation, weights=eq, inner_kernels=inner_K, reference=reference)
+            s, _ = fit_predict(Ktr, Kte, ytr, lam_eq, classifier=classifier, svm_C=svm_C, weights=eq,
+                               backend=backend)
             auc_rows.append({**base, "method": "pathway_mean", "auc": float(roc_auc_score(yte, s)),
                              "lam": lam_eq, "C": svm_C if classifier == "svm" else np.nan})
+            svms = None if reference else svm_baselines(Xtr, ytr, Xte, inner, baseline_C_grid, criterion)
             for kind in ("linear", "rbf"):
-                gs = GridSearchCV(SVC(kernel=kind, gamma="scale"), {"C": list(baseline_C_grid)},
-                                  cv=inner, scoring="roc_auc" if criterion == "auc" else "accuracy")
-                gs.fit(Xtr, ytr)
-                auc_rows.append({**base, "method": f"svm_{kind}",
-                                 "auc": float(roc_auc_score(yte, gs.best_estimator_.decision_function(Xte))),
-                                 "lam": np.nan, "C": float(gs.best_params_["C"])})
+                if reference:
+                    gs = GridSearchCV(SVC(kernel=kind, gamma="scale"), {"C": list(baseline_C_grid)},
+                                      cv=inner, scoring="roc_auc" if criterion == "auc" else "accuracy")
+                    gs.fit(Xtr, ytr)
+                    s, C = gs.best_estimator_.decision_function(Xte), gs.best_params_["C"]
+                else:
+                    s, C = svms[kind]
+                auc_rows.append({**base, "method": f"svm_{kind}", "auc": float(roc_auc_score(yte, s)),
+                                 "lam": np.nan, "C": float(C)})
         log.info("cohort %s %s: lambda %.1f, PIMKL AUC %.3f", cohort, where, lam, auc_rows[-1 - 3 * baselines]["auc"])
     aucs = pd.DataFrame(auc_rows)
     aucs["equal_weight_fallback"] = aucs["equal_weight_fallback"].astype("boolean").fillna(False).astype(bool)
