@@ -164,7 +164,8 @@ def choose_solver(n: int, c: int, memory_budget_gib: float, itemsize: int = 4) -
 # --------------------------------------------------------------------------- Nystrom
 
 
-def _centred_targets(Y, comm: Comm, fit_intercept: bool) -> tuple[np.ndarray, np.ndarray | None]:
+def _targets(Y) -> np.ndarray:
+    """Y as a 2-D array (a view: no copy), checked finite."""
     Yn = np.asarray(Y)
     if Yn.ndim == 1:
         Yn = Yn[:, None]
@@ -172,10 +173,21 @@ def _centred_targets(Y, comm: Comm, fit_intercept: bool) -> tuple[np.ndarray, np
         raise ValueError(f"Y: expected shape (n,) or (n, c), got {Yn.shape}")
     if not np.isfinite(Yn).all():
         raise ValueError("Y holds NaN or infinite values")
+    return Yn
+
+
+def _centred_targets(Y, comm: Comm, fit_intercept: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    Yn = _targets(Y)
     if not fit_intercept:
         return Yn, None
     Yc, mu = center_targets(Yn)
     return Yc, mu
+
+
+def _column_means(Yn: np.ndarray) -> np.ndarray:
+    """Column means in float64, as :func:`biokernels.solvers.ridge_core.center_targets`
+    computes them (numpy's pairwise summation), without the centred copy."""
+    return Yn.mean(axis=0, dtype=np.float64)
 
 
 def _pseudo_whitening(Kmm: torch.Tensor) -> torch.Tensor:
@@ -189,13 +201,15 @@ def _pseudo_whitening(Kmm: torch.Tensor) -> torch.Tensor:
     return V[:, keep] / e[keep].sqrt()
 
 
-def _nystrom_pass(op: PairNTKOperator, Yc: np.ndarray, centres: torch.Tensor, comm: Comm, log, tag: str):
-    """One streamed pass over this process's rows: H = K_Mn K_nM, Z = K_Mn Y,
+def _nystrom_pass(op: PairNTKOperator, Yn: np.ndarray, mu, centres: torch.Tensor, comm: Comm, log, tag: str):
+    """One streamed pass over this process's rows: H = K_Mn K_nM,
+    Z = K_Mn (Y - 1 mu^T) = K_Mn Y - (K_Mn 1) mu^T (no centred copy of Y),
     tr K; all-reduced. Returns (H, Z, trK) float64."""
     m = centres.numel()
     dev = op.device
     H = torch.zeros((m, m), dtype=torch.float64, device=dev)
-    Z = torch.zeros((m, Yc.shape[1]), dtype=torch.float64, device=dev)
+    Z = torch.zeros((m, Yn.shape[1]), dtype=torch.float64, device=dev)
+    colsum = torch.zeros(m, dtype=torch.float64, device=dev)
     trK = torch.zeros((), dtype=torch.float64, device=dev)
     panel = op.panel(centres)
     mine = comm.row_range(op.n)
@@ -209,14 +223,17 @@ def _nystrom_pass(op: PairNTKOperator, Yc: np.ndarray, centres: torch.Tensor, co
         Kb = panel.rows(blk).to(torch.float64)
         for s, e in zip(edges[:-1], edges[1:]):
             H[:e, s:e].addmm_(Kb[:, :e].mT, Kb[:, s:e])
-        Yb = torch.as_tensor(Yc[blk], dtype=torch.float64, device=dev)
+        Yb = torch.as_tensor(Yn[blk], dtype=torch.float64, device=dev)
         Z.addmm_(Kb.mT, Yb)
+        colsum += Kb.sum(0)
         trK += op.diag(blk).to(torch.float64).sum()
         if log is not None and (time.perf_counter() - last > 30 or k + 1 == len(blocks)):
             last = time.perf_counter()
             _log(log, "nystrom %s: rank %d block %d/%d (rows %d-%d of its %d) after %.1f s", tag, comm.rank,
                  k + 1, len(blocks), blk.start, blk.stop, mine.stop - mine.start, last - t0)
     H = torch.triu(H) + torch.triu(H, 1).mT
+    if mu is not None:
+        Z.sub_(colsum[:, None] * torch.as_tensor(mu, dtype=torch.float64, device=dev)[None, :])
     for t in (H, Z, trK):
         comm.all_reduce_sum_(t)
     return H, Z, float(trK)
@@ -304,9 +321,13 @@ def nystrom_ridge(op: PairNTKOperator, Y, lam: float, *, centres: int | str = "a
     if not (tol > 0):
         raise ValueError(f"tol must be > 0, got {tol}")
     n = op.n
-    Yc, mu = _centred_targets(Y, comm, fit_intercept)
-    if Yc.shape[0] != n:
-        raise ValueError(f"the operator has {n} pairs but Y has {Yc.shape[0]} rows")
+    Yn = _targets(Y)
+    if Yn.shape[0] != n:
+        raise ValueError(f"the operator has {n} pairs but Y has {Yn.shape[0]} rows")
+    mu = _column_means(Yn) if fit_intercept else None
+    # ||Y - mean||_F for the certificate, by blocks (no centred copy)
+    ynorm = math.sqrt(sum(float(np.square(Yn[s:s + 65536] - (0.0 if mu is None else mu)).sum())
+                          for s in range(0, n, 65536)))
     if centres == "auto":
         m = default_centres(n)
         cap = min(n, max(int(max_centres), m))
@@ -322,12 +343,11 @@ def nystrom_ridge(op: PairNTKOperator, Y, lam: float, *, centres: int | str = "a
         J = order[:m]
         tp = time.perf_counter()
         Kmm = op.kernel(J, J).to(torch.float64)
-        H, Z, trK = _nystrom_pass(op, Yc, J, comm, log, f"M={m}")
+        H, Z, trK = _nystrom_pass(op, Yn, mu, J, comm, log, f"M={m}")
         a, Hw = _nystrom_solve(H, Z, Kmm, lam)
         ev = torch.linalg.eigvalsh(Hw)
         tr_nys = float(ev.sum())
         change, error_est = _fit_changes(H, Z, Kmm, a, lam)
-        ynorm = float(np.linalg.norm(Yc))
         rec = {"centres": m, "rank": int(ev.numel()), "trace_K": trK, "trace_nystrom": tr_nys,
                "trace_bound": max(trK - tr_nys, 0.0) / lam * ynorm if lam > 0 else float("inf"),
                "trace_bound_rel": max(trK - tr_nys, 0.0) / lam if lam > 0 else float("inf"),
@@ -340,7 +360,7 @@ def nystrom_ridge(op: PairNTKOperator, Y, lam: float, *, centres: int | str = "a
         if centres != "auto" or not (error_est > tol) or m >= cap:
             break
         m = min(2 * m, cap)
-    info = {"method": "nystrom", "n": n, "n_rhs": int(Yc.shape[1]), "lam": lam, "centres_rule":
+    info = {"method": "nystrom", "n": n, "n_rhs": int(Yn.shape[1]), "lam": lam, "centres_rule":
             "auto" if centres == "auto" else "fixed", "tol": tol, "max_centres": int(max_centres),
             "processes": comm.world_size, "device": str(op.device), "dtype": str(op.dtype).removeprefix("torch."),
             "converged": bool(not (passes[-1]["fit_error_est"] > tol)), "passes": passes, **passes[-1],
