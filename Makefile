@@ -12,6 +12,9 @@
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || echo python3)
 VENV   ?= .venv
 CORES  ?= 2
+# pytest-xdist workers of `make test` (a test extra): one per core by default;
+# TEST_WORKERS=0 runs the suite in one process. PYTEST_ARGS: more pytest options.
+TEST_WORKERS ?= auto
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.biokernels-installed
 LOCK   ?= requirements/lock-cpu.txt
@@ -28,7 +31,7 @@ run: setup
 	$(BIN)/snakemake --profile profiles/local --cores $(CORES)
 
 test: setup
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 setup: $(STAMP) profiles
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shutil
 import subprocess
@@ -13,6 +14,22 @@ import pytest
 from slurm_cluster import SlurmCluster, slurm_unavailable_reason
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Under pytest-xdist (`make test`: a worker per core), one BLAS/OpenMP thread
+# per worker (torch; numpy's and scipy's OpenBLAS), set here, before any test
+# module imports them: with their default of a thread per core, the workers'
+# threads oversubscribe the cores and spin-wait on each other, which made the
+# unit tests far slower. Snakemake sets the thread counts of each job from its
+# `threads:`, so the workflow's jobs keep theirs; but a job's idle OpenMP and
+# OpenBLAS threads would still spin while another worker's job wants the core:
+# they sleep at once instead (OMP_WAIT_POLICY, OPENBLAS_THREAD_TIMEOUT: 2^4
+# cycles), inherited by the Snakemake runs of the tests. None of these changes
+# a result. A value set by the user stays.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _var, _value in (("OMP_NUM_THREADS", "1"), ("OPENBLAS_NUM_THREADS", "1"), ("MKL_NUM_THREADS", "1"),
+                         ("OMP_WAIT_POLICY", "PASSIVE"), ("OPENBLAS_THREAD_TIMEOUT", "4")):
+        os.environ.setdefault(_var, _value)
+
 BIN = Path(sys.executable).parent
 SNAKEMAKE = str(BIN / "snakemake")
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -83,6 +100,74 @@ def workflow_rules():
         wf = api.workflow(resource_settings=ResourceSettings(), config_settings=ConfigSettings(),
                           snakefile=REPO / "workflow" / "Snakefile", workdir=REPO)
         yield {rule.name: rule for rule in wf._workflow.rules}
+
+
+# --- pytest-xdist (`make test` runs `pytest -n auto`) --------------------------
+#
+# Tests that share an expensive session- or module-scoped fixture run on one
+# worker under pytest-xdist, which sets the fixture up once: every SLURM test
+# file, tests/workflow/test_slurm_*.py (the session's one cluster, started by
+# whichever worker runs them), and each file of XDIST_FILE_GROUPS (the report
+# built once by `reproduce` for both tests of test_report_browser.py). The
+# grouping is by file name because xdist's scheduler sees only node ids; the
+# xdist_group mark of `--dist loadgroup` would do it by rewriting node ids,
+# which pytest 9.2 no longer lets xdist 3.8 do (pytest-dev/pytest-xdist#1386):
+# the mark alone groups nothing.
+XDIST_FILE_GROUPS = {"tests/workflow/test_report_browser.py": "report_browser"}
+
+
+def _xdist_group(rel_path: str) -> str | None:
+    """The group of the tests of a file (its repository-relative path)."""
+    if fnmatch.fnmatch(rel_path, "tests/workflow/test_slurm_*.py"):
+        return "slurm"
+    return XDIST_FILE_GROUPS.get(rel_path)
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that uses the SLURM cluster must be in a test_slurm_*.py file
+    (else, under pytest-xdist, a second worker would start a second cluster).
+    Under pytest-xdist, hand out the long tests first: those marked ``slow``
+    (real Snakemake runs), then the other workflow tests, the short unit tests
+    last, so that no worker starts a minutes-long run while the other runs out
+    of work (a stable sort: within each kind, the collection order). Serial
+    runs keep the collection order."""
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        rel = path.relative_to(REPO).as_posix() if path.is_relative_to(REPO) else str(path)
+        if "slurm_cluster" in getattr(item, "fixturenames", ()) and _xdist_group(rel) != "slurm":
+            raise pytest.UsageError(f"{item.nodeid} uses the slurm_cluster fixture: name its file "
+                                    "tests/workflow/test_slurm_*.py (tests/conftest.py, pytest-xdist groups)")
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+
+    def kind(item) -> int:
+        if item.get_closest_marker("slow"):
+            return 0
+        return 1 if Path(str(item.path)).is_relative_to(REPO / "tests" / "workflow") else 2
+
+    items.sort(key=kind)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """The scheduler of ``-n N`` (xdist's default ``--dist load``) and of
+    ``--dist loadgroup``: each test is its own unit of work, but for the
+    tests of one group (_xdist_group), which go to one worker together; the
+    units with most tests go out first (xdist's loadgroup). Other --dist
+    modes are xdist's own."""
+    if config.getvalue("dist") not in ("load", "loadgroup"):
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class FileGroupScheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)  # "...@name" (a working xdist_group mark): name
+            if scope != nodeid:
+                return scope
+            group = _xdist_group(nodeid.split("::", 1)[0])
+            return f"group:{group}" if group else nodeid
+
+    return FileGroupScheduling(config, log)
 
 
 def require_slurm() -> None:
