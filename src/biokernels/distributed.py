@@ -95,12 +95,6 @@ class Comm:
             out.append(p[:q_r + (1 if r < rem else 0)])
         return torch.cat(out)
 
-    def broadcast_(self, t: torch.Tensor, src: int = 0) -> torch.Tensor:
-        """Copy rank ``src``'s ``t`` to every process, in place."""
-        if self.world_size > 1:
-            dist.broadcast(t, src=src, group=self.group)
-        return t
-
     def barrier(self) -> None:
         if self.world_size > 1:
             dist.barrier(group=self.group)

@@ -113,6 +113,7 @@ class PairNTKOperator:
         self.Gd = self.D @ self.D.T if self.D.shape[0] ** 2 * itemsize <= gram_budget_bytes else None
         sq_d = self.Gd.diagonal() if self.Gd is not None else self.D.square().sum(1)
         self.sq_d, self.sq_c = sq_d.clone(), self.Gc.diagonal().clone()
+        self._all_columns = None
 
     # ------------------------------------------------------------------ basics
 
@@ -151,10 +152,6 @@ class PairNTKOperator:
             return self.pd[rows], self.pc[rows]
         r = _index(rows, self.n, self.device, "rows")
         return self.pd[r], self.pc[r]
-
-    def pairs_of(self, rows) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(drug_index, cell_index)`` of the samples ``rows`` (positions)."""
-        return self._take(rows)
 
     def _drug_ip(self, d_rows: torch.Tensor, d_cols: torch.Tensor, out: torch.Tensor) -> None:
         if self.Gd is not None:
@@ -246,7 +243,9 @@ class PairNTKOperator:
         r0, r1 = rows.start or 0, self.n if rows.stop is None else rows.stop
         if out is None:
             out = torch.empty((r1 - r0, V.shape[1]), dtype=V.dtype, device=V.device)
-        panel = self.panel(None)
+        if self._all_columns is None:  # kept: CG calls matmul once per iteration
+            self._all_columns = self.panel(None)
+        panel = self._all_columns
         for blk in self.row_blocks(r0, r1):
             Kb = panel.rows(blk)
             out[blk.start - r0:blk.stop - r0] = Kb.to(V.dtype) @ V
@@ -295,17 +294,4 @@ class ColumnPanel:
         return out
 
 
-def operator_block_memory(n: int, m: int, itemsize: int, block_bytes: int) -> int:
-    """Bytes of one row block of the operator against m columns (<=
-    ``block_bytes`` unless a single row exceeds it). Used by memory
-    estimates of the solvers."""
-    b = max(1, block_bytes // max(1, 3 * m * itemsize))
-    return 3 * min(b, n) * m * itemsize
-
-
-def pairs_gram_bytes(n: int, itemsize: int = 4) -> int:
-    """Bytes of a dense n x n Gram (what the exact solve holds)."""
-    return int(n) * int(n) * int(itemsize)
-
-
-__all__ = ["PairNTKOperator", "ColumnPanel", "operator_block_memory", "pairs_gram_bytes"]
+__all__ = ["PairNTKOperator", "ColumnPanel"]

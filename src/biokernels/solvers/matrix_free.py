@@ -176,7 +176,7 @@ def _targets(Y) -> np.ndarray:
     return Yn
 
 
-def _centred_targets(Y, comm: Comm, fit_intercept: bool) -> tuple[np.ndarray, np.ndarray | None]:
+def _centred_targets(Y, fit_intercept: bool) -> tuple[np.ndarray, np.ndarray | None]:
     Yn = _targets(Y)
     if not fit_intercept:
         return Yn, None
@@ -406,7 +406,7 @@ def cg_ridge(op: PairNTKOperator, Y, lam: float, *, tol: float = 1e-5, max_iter:
     if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
         raise ValueError(f"max_iter must be an int >= 1, got {max_iter!r}")
     n = op.n
-    Yc, mu = _centred_targets(Y, comm, fit_intercept)
+    Yc, mu = _centred_targets(Y, fit_intercept)
     if Yc.shape[0] != n:
         raise ValueError(f"the operator has {n} pairs but Y has {Yc.shape[0]} rows")
     t0 = time.perf_counter()
@@ -476,8 +476,7 @@ def predict_pairs(op: PairNTKOperator, fit: dict, test_pairs, *, comm: Comm | No
     numpy float64 array (m, c)
     """
     comm = comm or Comm()
-    td = torch.as_tensor(np.asarray(test_pairs[0]), device=op.device).long()
-    tc = torch.as_tensor(np.asarray(test_pairs[1]), device=op.device).long()
+    td, tc = op._pairs_arg(None, test_pairs, "test_pairs")  # checked once: ints, in range, equal lengths
     m = td.numel()
     coef = fit["coef"]
     panel = op.panel(fit.get("centres"))

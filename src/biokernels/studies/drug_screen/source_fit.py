@@ -25,6 +25,7 @@ import argparse
 import json
 import logging
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -66,14 +67,8 @@ def distributed_command(args: list[str], processes: int, nodes: int = 1, python:
         return run[:3] + ["--standalone"] + run[3:] + ["-m", MODULE, *args]
     host = "$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)"
     inner = " ".join(run + [f"--nnodes={nodes}", "--rdzv-backend=c10d", f"--rdzv-endpoint={host}:{port}",
-                            "--rdzv-id=$SLURM_JOB_ID", "-m", MODULE] + [_quote(a) for a in args])
+                            "--rdzv-id=$SLURM_JOB_ID", "-m", MODULE] + [shlex.quote(a) for a in args])
     return ["srun", f"--nodes={nodes}", "--ntasks-per-node=1", "bash", "-c", inner]
-
-
-def _quote(a: str) -> str:
-    import shlex
-
-    return shlex.quote(a)
 
 
 def _atomic_save(path: Path, writer) -> None:
