@@ -127,23 +127,10 @@ def _head(path: Path, n: int = 4096) -> tuple[bool, bytes]:
                          "the download may be truncated") from None
 
 
-def _open_text(path: str | Path, what: str) -> tuple[io.TextIOBase, bytes]:
-    """Open a plain or gzip text file; gzip is recognised by its magic bytes
-    (downloads are stored without extension). Returns the text handle and
-    the head of the content (for messages)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: expected {what}, found {'a folder' if path.is_dir() else 'nothing'}")
-    is_gz, head = _head(path)
-    if path.suffix == ".gz" and not is_gz:
-        raise InputError(f"{path}: named .gz but not gzip-compressed; it looks like {describe_content(path)} "
-                         f"(expected {what})")
-    raw = gzip.open(path, "rb") if is_gz else open(path, "rb")
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None), head
-
-
 def _open_binary(path: str | Path, what: str) -> tuple[io.BufferedIOBase, bytes]:
-    """As :func:`_open_text`, but a binary handle (lines decoded by the caller)."""
+    """Open a plain or gzip file as a binary handle; gzip is recognised by its
+    magic bytes (downloads are stored without extension). Returns the handle
+    and the head of the content (for messages)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: expected {what}, found {'a folder' if path.is_dir() else 'nothing'}")
@@ -153,6 +140,12 @@ def _open_binary(path: str | Path, what: str) -> tuple[io.BufferedIOBase, bytes]
                          f"(expected {what})")
     raw = gzip.open(path, "rb") if is_gz else open(path, "rb")
     return io.BufferedReader(raw) if is_gz else raw, head
+
+
+def _open_text(path: str | Path, what: str) -> tuple[io.TextIOBase, bytes]:
+    """As :func:`_open_binary`, decoded as UTF-8 (errors replaced, universal newlines)."""
+    raw, head = _open_binary(path, what)
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None), head
 
 
 def _split(line: str) -> list[str]:
