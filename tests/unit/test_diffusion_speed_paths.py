@@ -1,4 +1,6 @@
-"""The fast path of one diffusion split (issue #20) against the reference path.
+"""The fast path of one diffusion split (issue #20) against the reference path,
+both with LIBSVM (``diffusion.classifier_settings.svm.solver: libsvm``); the
+default ``smo`` solver is checked against LIBSVM in tests/unit/test_svm_smo.py.
 
 Tolerances (u = 2**-53, gamma_m = m u / (1 - m u)):
 
@@ -32,15 +34,14 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
 from biokernels.errors import InputError
-from biokernels.io.networks import adjacency_matrix
-from biokernels.kernels.diffusion import diffusion_betas, diffusion_spectra, laplacian, laplacian_eigh
+from biokernels.kernels.diffusion import diffusion_betas, diffusion_spectra
 from biokernels.metrics import roc_auc_columns
 from biokernels.studies.diffusion.protocol import (KernelBlocks, _kernels_to_keep, evaluate_split,
-                                                   fit_task_scores, svm_classifier, task_aucs,
-                                                   task_scores)
-from biokernels.synth.networks import planted_function_network
+                                                   fit_task_scores, make_classifier, svm_classifier,
+                                                   task_aucs, task_scores)
 
 U = 2.0 ** -53
+LIBSVM = make_classifier("svm", {"solver": "libsvm"})     # the paper's program, both paths
 
 
 def gamma(m: int) -> float:
@@ -48,11 +49,8 @@ def gamma(m: int) -> float:
 
 
 @pytest.fixture(scope="module")
-def planted():
-    edges, labels, split = planted_function_network(180, 1000, 5, np.random.default_rng(11))
-    _, A = adjacency_matrix(edges, list(labels.index))
-    d, P = laplacian_eigh(laplacian(A))
-    return A, d, P, labels, (split == "train").to_numpy()
+def planted(planted_network):
+    return planted_network(180, 1000, 5, 11)
 
 
 # --------------------------------------------------------------------------- rank AUC
@@ -113,18 +111,18 @@ def test_fit_task_scores_are_the_same_fits_scored_by_one_gemm(planted):
     ytr = ytr.copy()
     ytr[:, 1] = 0                                    # one class in training -> NaN column
     C = 1.0
-    ref = task_scores(Ktr, Kte, ytr, C)
-    got = fit_task_scores(Ktr, Kte, ytr, C)
+    ref = task_scores(Ktr, Kte, ytr, C, LIBSVM)
+    got = fit_task_scores(Ktr, Kte, ytr, C, LIBSVM)
     assert np.array_equal(np.isnan(ref), np.isnan(got)) and np.isnan(got[:, 1]).all()
     for k in range(ytr.shape[1]):
         if ytr[:, k].min() == ytr[:, k].max():
             continue
-        m = svm_classifier(C).fit(Ktr, ytr[:, k])
+        m = svm_classifier(C, solver="libsvm").fit(Ktr, ytr[:, k])
         a, sv = m.dual_coef_[0], m.support_
         bound = 2 * gamma(len(sv) + 1) * (np.abs(Kte[:, sv]) @ np.abs(a) + abs(m.intercept_[0]))
         assert (np.abs(got[:, k] - ref[:, k]) <= bound).all()
     # the fits in a thread pool are the same computations
-    assert np.array_equal(fit_task_scores(Ktr, Kte, ytr, C, n_jobs=3), got, equal_nan=True)
+    assert np.array_equal(fit_task_scores(Ktr, Kte, ytr, C, LIBSVM, n_jobs=3), got, equal_nan=True)
 
 
 def test_fit_task_scores_other_classifiers_use_their_decision_function(planted):
@@ -192,9 +190,10 @@ def both_paths(planted):
     A, d, P, labels, train = planted
     betas = diffusion_betas(6, 0.5)
     args = (P, d, labels, train, betas, 1e-6, [0.1, 1.0, 10.0], 3, 0)
-    ref = evaluate_split(*args, adjacency=A, device="cpu", reference=True)
-    fast = evaluate_split(*args, adjacency=A, device="cpu")
-    jobs = evaluate_split(*args, adjacency=A, device="cpu", n_jobs=2, cache_mib=0.05)
+    kw = {"adjacency": A, "device": "cpu", "classifier": LIBSVM}
+    ref = evaluate_split(*args, **kw, reference=True)
+    fast = evaluate_split(*args, **kw)
+    jobs = evaluate_split(*args, **kw, n_jobs=2, cache_mib=0.05)
     return ref, fast, jobs, int((~train).sum())
 
 

@@ -293,11 +293,8 @@ def test_split_masks_restrict_to_the_annotated():
 
 
 @pytest.fixture(scope="module")
-def planted_small():
-    edges, labels, split = planted_function_network(200, 1200, 4, np.random.default_rng(5))
-    _, A = adjacency_matrix(edges, list(labels.index))
-    d, P = laplacian_eigh(laplacian(A))
-    return A, d, P, labels, (split == "train").to_numpy()
+def planted_small(planted_network):
+    return planted_network(200, 1200, 4, 5)
 
 
 def test_excluded_unannotated_proteins_are_neither_trained_on_nor_scored(planted_small):

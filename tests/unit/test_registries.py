@@ -199,24 +199,27 @@ def test_mkl_methods_fit_with_their_settings(method):
     assert np.isclose(np.linalg.norm(w) if method == "CKA" else w.sum(), 1.0)
 
 
-def test_classifier_svm_is_the_papers_svc():
-    """The default classifier is LIBSVM's C-SVC as before the registry: the
-    same inputs to the same SVC call give the same bits."""
+def test_classifier_svm_with_solver_libsvm_is_the_papers_svc():
+    """``solver: libsvm`` is LIBSVM's C-SVC as before the registry: the same
+    inputs to the same SVC call give the same bits. The default ``smo``
+    solver of the same problem is checked against it in
+    tests/unit/test_svm_smo.py."""
     Ks, y = _kernels(60)
     K = Ks[1]
     tr, te = np.arange(40), np.arange(40, 60)
     Y = np.column_stack([y, 1 - y])
     got = diffusion.task_scores(K[np.ix_(tr, tr)], K[np.ix_(te, tr)], Y[tr], 10.0,
-                                diffusion.make_classifier("svm", {"class_weight": None}))
+                                diffusion.make_classifier("svm", {"class_weight": None, "solver": "libsvm"}))
     want = [SVC(kernel="precomputed", C=10.0).fit(K[np.ix_(tr, tr)], Y[tr, k]).decision_function(K[np.ix_(te, tr)])
             for k in range(2)]
     np.testing.assert_array_equal(got, np.column_stack(want))
-    assert np.array_equal(diffusion.task_scores(K[np.ix_(tr, tr)], K[np.ix_(te, tr)], Y[tr], 10.0), got)
     bal = diffusion.task_scores(K[np.ix_(tr, tr)], K[np.ix_(te, tr)], Y[tr], 10.0,
-                                diffusion.classifier_of({"classifier": "svm",
-                                                         "classifier_settings": {"svm": {"class_weight": "balanced"}}}))
+                                diffusion.classifier_of({"classifier": "svm", "classifier_settings": {
+                                    "svm": {"class_weight": "balanced", "solver": "libsvm"}}}))
     want = SVC(kernel="precomputed", C=10.0, class_weight="balanced").fit(K[np.ix_(tr, tr)], Y[tr, 0])
     np.testing.assert_array_equal(bal[:, 0], want.decision_function(K[np.ix_(te, tr)]))
+    # the default (no settings) is the smo solver
+    assert isinstance(diffusion.make_classifier("svm")(1.0), diffusion.SMOSVC)
 
 
 def _write(path: Path, text: str) -> str:

@@ -16,8 +16,9 @@ eigens, labels, train_mask = load_eigens(list(smk.input.eigen), smk.input.labels
                                          smk.wildcards.split)
 edges = pd.read_csv(smk.input.edges, sep="\t", dtype={"protein_a": str, "protein_b": str})
 _, A = adjacency_matrix(edges, list(labels.index))
+# the rule's threads run the classifier fits of the tasks in parallel (results do not depend on it)
 res, scale = run_split(cfg, eigens, labels, train_mask, smk.params.seed, adjacency=A, device=device,
-                       log=log)
+                       log=log, n_jobs=smk.threads)
 res.roc.to_csv(smk.output.roc, sep="\t", index=False)
 res.kernel_roc.to_csv(smk.output.kernel_roc, sep="\t", index=False)
 res.weights.to_csv(smk.output.weights, sep="\t", index=False)

@@ -22,8 +22,11 @@ test protein and task, and the ROC AUC per task is recorded:
 The classifier on every kernel is an entry of :data:`CLASSIFIERS`, chosen by
 ``diffusion.classifier`` with its settings in
 ``diffusion.classifier_settings.<name>``; the default ``svm`` is the paper's
-LIBSVM C-SVC (scikit-learn's ``SVC(kernel="precomputed", C=C)``). Its C is
-not given in the paper. The trace-normalized kernels have a mean diagonal of
+LIBSVM C-SVC, solved by default by the ``smo`` solver (:mod:`biokernels.
+solvers.svm_smo`: LIBSVM's algorithm, compiled, warm-started and batched
+over tasks, agreeing with LIBSVM within its tolerance) and with
+``solver: libsvm`` by LIBSVM itself (scikit-learn's
+``SVC(kernel="precomputed", C=C)``). Its C is not given in the paper. The trace-normalized kernels have a mean diagonal of
 1/n, so the kernels here are scaled by n (mean diagonal 1) and C is chosen
 per split from a grid by inner cross-validation on the training proteins
 only, pooled over tasks, with the eBaseline kernel (which uses no labels);
@@ -37,7 +40,13 @@ blocks, inputs checked once per kernel, decision values of all tasks as one
 GEMM, a rank AUC over all tasks, optionally the fits in threads); their
 tables agree within stated rounding bounds and, for the summed learned
 kernels, LIBSVM's tolerance (tests/unit/test_diffusion_speed_paths.py,
-benchmarks/bench_diffusion_split.py).
+benchmarks/bench_diffusion_split.py). With the ``smo`` solver the fast path
+also warm-starts every fit (the inner CV along the C grid, the single
+kernels along the beta grid, each combination from the same combination of
+the single kernels' solutions), builds only train blocks (a rank-k update)
+and computes decision values without test blocks
+(:meth:`KernelBlocks.decision`); its AUCs agree with the LIBSVM reference
+within 1e-3 (tests/unit/test_svm_smo.py).
 
 The beta grid ``beta_i = -step * i`` (i = 1..n_kernels) is built only by
 :func:`biokernels.kernels.diffusion.diffusion_betas`; the config-level entry
@@ -65,17 +74,26 @@ from sklearn.model_selection import KFold
 from sklearn.svm import SVC
 
 from biokernels.device import resolve_device
+from biokernels.errors import InputError
 from biokernels.kernels.diffusion import diffusion_betas, diffusion_spectra
 from biokernels.metrics import roc_auc_columns
 from biokernels.registry import check, lookup
 from biokernels.solvers.dkl import DiffusionKernelLearning
+from biokernels.solvers.svm_smo import SMOSVC, svc_dual
 
 FORMULATIONS = ("DKL", "DKLKL", "DKLKLu", "mDKL", "mDKLKL", "mDKLKLu")
 
 
-def svm_classifier(C: float, class_weight: str | None = None) -> SVC:
-    """Classifier ``svm``: a C-SVC on a precomputed kernel, LIBSVM through
-    scikit-learn, as the paper ("the SVM", LIBSVM).
+#: Stopping gap of the ``smo`` solver (:mod:`biokernels.solvers.svm_smo`),
+#: a tenth of LIBSVM's 1e-3: its own distance to the exact solution is then
+#: an order below LIBSVM's, so its distance to LIBSVM's solution is about
+#: LIBSVM's own, within LIBSVM's tolerance (tests/unit/test_svm_smo.py).
+SMO_TOL = 1e-4
+
+
+def svm_classifier(C: float, class_weight: str | None = None, solver: str = "smo") -> SMOSVC | SVC:
+    """Classifier ``svm``: a C-SVC on a precomputed kernel, the paper's SVM
+    ("the SVM", LIBSVM).
 
     Parameters
     ----------
@@ -85,12 +103,29 @@ def svm_classifier(C: float, class_weight: str | None = None) -> SVC:
         None (LIBSVM's default, the paper): every protein weighs 1;
         ``"balanced"``: class c weighs n / (2 n_c) (``diffusion.
         classifier_settings.svm.class_weight``).
+    solver : "smo" or "libsvm"
+        ``smo`` (default): the same problem solved by LIBSVM's algorithm
+        (SMO, second-order working sets), compiled, warm-started along the
+        study's grids and batched over tasks (:class:`biokernels.solvers.
+        svm_smo.SMOSVC`, stopping gap :data:`SMO_TOL`); ``libsvm``:
+        LIBSVM itself through scikit-learn's ``SVC`` (tolerance 1e-3), the
+        paper's program. The two agree within LIBSVM's tolerance
+        (``diffusion.classifier_settings.svm.solver``).
 
     Returns
     -------
-    sklearn.svm.SVC, unfitted, ``kernel="precomputed"``.
+    SMOSVC or sklearn.svm.SVC, unfitted.
+
+    Raises
+    ------
+    InputError
+        Unknown ``solver``.
     """
-    return SVC(kernel="precomputed", C=C, class_weight=class_weight)
+    if solver == "smo":
+        return SMOSVC(C=C, class_weight=class_weight, tol=SMO_TOL)
+    if solver == "libsvm":
+        return SVC(kernel="precomputed", C=C, class_weight=class_weight)
+    raise InputError(f"diffusion.classifier_settings.svm.solver must be smo or libsvm, got {solver!r}")
 
 
 #: Classifiers of the study by the config's ``diffusion.classifier`` (the
@@ -234,6 +269,59 @@ class KernelBlocks:
         Kte = (self.Pte * w) @ self.Ptr.T
         Ktr = 0.5 * (Ktr + Ktr.T)
         return Ktr.cpu().numpy(), Kte.cpu().numpy()
+
+    def train(self, s: np.ndarray) -> np.ndarray:
+        """The (n_train, n_train) block alone, for the spectrum ``s`` (n,).
+
+        For ``s >= 0`` (every diffusion spectrum, and non-negative
+        combinations of them) the block is ``L L^T`` with ``L = P_train
+        diag(sqrt(n s))``, a symmetric rank-k update (BLAS ``dsyrk``
+        through scipy on the CPU, its upper triangle mirrored: half the
+        multiplications of a GEMM, exactly symmetric; torch ``L @ L.T`` on
+        other devices); otherwise (a signed combination) ``self(s)[0]``.
+        Equal to the GEMM of :meth:`__call__` to rounding: every entry of
+        either is within ``gamma_n sqrt(K_aa K_bb)`` of the exact kernel
+        (Cauchy-Schwarz on ``sum_j |L_aj L_bj|``), as in :meth:`combine`.
+        """
+        s = np.asarray(s, dtype=np.float64)
+        if (s < 0).any():
+            return self(s)[0]
+        r = torch.as_tensor(np.sqrt(s * self.n), dtype=torch.float64, device=self.device)
+        L = self.Ptr * r
+        if self.device.type != "cpu":
+            return (L @ L.T).cpu().numpy()
+        from scipy.linalg.blas import dsyrk
+
+        U = dsyrk(1.0, L.numpy().T, trans=1)            # upper triangle of L L^T (L^T: Fortran order)
+        i, j = np.tril_indices(U.shape[0], -1)
+        U[i, j] = U[j, i]
+        return U
+
+    def decision(self, s: np.ndarray, coef: np.ndarray) -> np.ndarray:
+        """Decision values without the test block: ``K_test @ coef`` for the
+        kernel of spectrum ``s`` (n,), computed as ``P_test diag(n s)
+        (P_train^T coef)`` (``coef`` (n_train, t), e.g. the SVMs' ``y_i
+        a_i``): two thin products, O(n t (n_train + n_test)) instead of the
+        O(n n_train n_test) of the block. Equal to ``self(s)[1] @ coef`` to
+        rounding. Returns (n_test, t) float64."""
+        c = torch.as_tensor(np.ascontiguousarray(coef, dtype=np.float64), device=self.device)
+        w = torch.as_tensor(np.asarray(s) * self.n, dtype=torch.float64, device=self.device)
+        return ((self.Pte * w) @ (self.Ptr.T @ c)).cpu().numpy()
+
+    def combine_train(self, w: np.ndarray, S: np.ndarray) -> np.ndarray:
+        """The train block of ``w @ S``: the sum of the kept train blocks
+        of the kernels with a nonzero weight (:meth:`combine`'s rule and
+        rounding bound), else :meth:`train` of the combined spectrum."""
+        w = np.asarray(w, dtype=np.float64)
+        nz = np.flatnonzero(w)
+        if nz.size == 0 or any(int(i) not in self.cached for i in nz):
+            return self.train(w @ S)
+        acc = np.multiply(self.cached[int(nz[0])][0], w[nz[0]])
+        tmp = np.empty_like(acc) if nz.size > 1 else None
+        for i in nz[1:]:
+            np.multiply(self.cached[int(i)][0], w[i], out=tmp)
+            acc += tmp
+        return acc
 
     def keep(self, i: int, pair: tuple[np.ndarray, np.ndarray]) -> None:
         """Keep the blocks ``pair`` of single kernel ``i`` (``self(S[i])``) for
@@ -395,6 +483,75 @@ def fit_task_scores(Ktr: np.ndarray, Kte: np.ndarray, ytr: np.ndarray, C: float,
     return out
 
 
+def smo_of(classifier: Callable[[float], object] | None) -> SMOSVC | None:
+    """The classifier's estimator at C = 1 when it is the ``smo`` solver's
+    :class:`SMOSVC` (the fast path then batches and warm-starts its fits),
+    else None."""
+    est = (svm_classifier if classifier is None else classifier)(1.0)
+    return est if isinstance(est, SMOSVC) else None
+
+
+def smo_task_scores(Ktr: np.ndarray, Kte: np.ndarray, ytr: np.ndarray, C: float, smo: SMOSVC,
+                    alpha0: np.ndarray | None = None, n_jobs: int = 1, name: str = "smo_task_scores"
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Decision values of the ``smo`` SVM for every task on one kernel, in
+    one batched solve (:func:`biokernels.solvers.svm_smo.svc_dual`) from an
+    optional warm start.
+
+    Parameters
+    ----------
+    Ktr : (n_train, n_train), Kte : (n_test, n_train)
+    ytr : 0/1 array (n_train, t)
+    C : float
+    smo : SMOSVC
+        Its ``class_weight`` and ``tol`` are used (:func:`smo_of`).
+    alpha0 : array (n_train, t), optional
+        A feasible start per task (e.g. the solution on a neighbouring
+        kernel, a convex combination of solutions of the same tasks, or a
+        solution at C' scaled by C / C').
+    n_jobs : int
+        Threads over tasks; results do not depend on it.
+
+    Returns
+    -------
+    scores : array (n_test, t), NaN for a task with one class in training
+    alpha : array (n_train, t), the solutions (warm starts for the next fit)
+
+    Raises
+    ------
+    InputError
+        As :func:`biokernels.solvers.kernel_lists.check_predict_kernel` and
+        :func:`biokernels.solvers.svm_smo.svc_dual`.
+    """
+    from biokernels.solvers.kernel_lists import check_predict_kernel
+
+    Kte = check_predict_kernel(Kte, Ktr.shape[0], Ktr, name=f"{name}: Kte")
+    sol = _smo_solve(Ktr, ytr, C, smo, alpha0, n_jobs, name)
+    return sol.decision(np.asarray(Kte, dtype=np.float64)), sol.alpha
+
+
+def _smo_solve(Ktr: np.ndarray, ytr: np.ndarray, C: float, smo: SMOSVC, alpha0, n_jobs: int, name: str):
+    """:func:`biokernels.solvers.svm_smo.svc_dual` with the estimator's
+    settings; warns (RuntimeWarning, naming ``name``) when a task with two
+    classes stops at the step limit."""
+    sol = svc_dual(Ktr, ytr, C, class_weight=smo.class_weight, alpha0=alpha0, tol=smo.tol, n_jobs=n_jobs)
+    if not sol.converged[ytr.min(axis=0) != ytr.max(axis=0)].all():
+        warnings.warn(f"{name}: SMO stopped at its step limit before the gap {smo.tol:g} for "
+                      f"{int((~sol.converged).sum())} task(s)", RuntimeWarning, stacklevel=2)
+    return sol
+
+
+def convex_start(alphas: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """Warm start for the kernel ``sum_i w_i K_i`` from the solutions
+    ``alphas`` (p, n, t) on the ``K_i``: ``sum_i w_i alpha_i / sum_i w_i``,
+    feasible (the feasible set is convex and the same for every kernel);
+    None when a weight is negative or they sum to 0."""
+    w = np.asarray(w, dtype=np.float64)
+    if (w < 0).any() or not w.sum() > 0:
+        return None
+    return np.tensordot(w / w.sum(), alphas, axes=1)
+
+
 def task_aucs(scores: np.ndarray, yte: np.ndarray) -> np.ndarray:
     """ROC AUC per task (scikit-learn); NaN where the test labels have one
     class or the scores are missing. Shapes (n_test, t) -> (t,)."""
@@ -434,6 +591,21 @@ def choose_C(blocks: KernelBlocks, s: np.ndarray, ytr: np.ndarray, C_grid: list[
     """
     Ktr = blocks(s)[0] if kernel is None else kernel
     folds = list(KFold(n_folds, shuffle=True, random_state=seed).split(Ktr))
+    smo = smo_of(classifier) if fast else None
+    if smo is not None:
+        # per fold, C ascending, each fit warm-started from the previous C's solution scaled by C / C'
+        aucs_by_C: dict[float, list] = {C: [] for C in C_grid}
+        for fit_idx, val_idx in folds:
+            Kf, Kv = Ktr[np.ix_(fit_idx, fit_idx)], Ktr[np.ix_(val_idx, fit_idx)]
+            prev, prev_C = None, None
+            for C in sorted(C_grid):
+                start = None if prev is None else prev * (C / prev_C)
+                sc, prev = smo_task_scores(Kf, Kv, ytr[fit_idx], C, smo, start, n_jobs, name="choose_C")
+                prev_C = C
+                aucs_by_C[C].append(roc_auc_columns(ytr[val_idx], sc))
+        table = pd.DataFrame([{"C": C, "mean_auc": float(np.nanmean(np.concatenate(aucs_by_C[C])))}
+                              for C in C_grid])
+        return float(table.loc[table["mean_auc"].idxmax(), "C"]), table
     rows = []
     for C in C_grid:
         aucs = []
@@ -473,13 +645,19 @@ def _kernels_to_keep(weights, pair_bytes: int, cache_mib: float) -> set[int]:
 
 
 def _per_task_scores(blocks: KernelBlocks, W: np.ndarray, S: np.ndarray, ytr: np.ndarray, C: float,
-                     classifier, n_jobs: int, n_test: int) -> np.ndarray:
+                     classifier, n_jobs: int, n_test: int, smo: SMOSVC | None = None,
+                     start: np.ndarray | None = None) -> np.ndarray:
     """Scores of per-task kernels (task k on ``W[k] @ S``, :meth:`KernelBlocks.combine`),
-    tasks in a thread pool of ``n_jobs`` (one kernel per thread alive)."""
+    tasks in a thread pool of ``n_jobs`` (one kernel per thread alive); with
+    ``smo``, each task's fit starts from column k of ``start`` (n_train, t)."""
     def one(k):
         y = ytr[:, [k]]
         if y.min() == y.max():
             return np.full(n_test, np.nan)
+        if smo is not None:
+            a0 = None if start is None else start[:, [k]]
+            sol = _smo_solve(blocks.combine_train(W[k], S), y, C, smo, a0, 1, f"task {k}")
+            return (blocks.decision(W[k] @ S, sol.dual_coef) - sol.rho)[:, 0]
         Ktr, Kte = blocks.combine(W[k], S)
         return fit_task_scores(Ktr, Kte, y, C, classifier)[:, 0]
 
@@ -489,6 +667,50 @@ def _per_task_scores(blocks: KernelBlocks, W: np.ndarray, S: np.ndarray, ytr: np
     else:
         cols = [one(k) for k in range(W.shape[0])]
     return np.column_stack(cols) if cols else np.empty((n_test, 0))
+
+
+class _WarmStarts:
+    """Warm starts of the ``smo`` fits of one split (the fast path): the
+    single-kernel solutions ``alpha_i`` (n_train, t) are summed as they come,
+    uniformly (eBaseline: their mean) and with each learned combination's
+    weights (task k's column with ``W[k, i]`` for per-task weights), so a
+    combination ``sum_i w_i K_i`` starts from ``sum_i w_i alpha_i /
+    sum_i w_i`` (:func:`convex_start`) without keeping every ``alpha_i``.
+    A start is only a start: the fit then runs to the gap ``SMO_TOL``."""
+
+    def __init__(self, learned: Mapping[str, np.ndarray]):
+        self.learned = {k: np.asarray(W, dtype=np.float64) for k, W in learned.items()}
+        self.sums: dict[str, np.ndarray] = {}
+        self.count = 0
+
+    def add(self, i: int, alpha: np.ndarray) -> None:
+        """Add the solutions ``alpha`` (n_train, t) on single kernel ``i``."""
+        terms = {"uniform": alpha}
+        for name, W in self.learned.items():
+            w = W[i] if W.ndim == 1 else W[:, i][None, :]
+            terms[name] = alpha * w
+        for name, term in terms.items():
+            if name in self.sums:
+                self.sums[name] += term
+            else:
+                self.sums[name] = term.copy()
+        self.count += 1
+
+    def start(self, name: str | None) -> np.ndarray | None:
+        """The start of eBaseline (``name`` None) or of a learned
+        combination; None (cold) without sums or with a negative weight or
+        a zero total; for per-task weights, such a task's column is 0 (the
+        cold start)."""
+        if name is None:
+            return self.sums["uniform"] / self.count if self.count else None
+        if name not in self.sums:
+            return None
+        W = self.learned[name]
+        if W.ndim == 1:
+            return self.sums[name] / W.sum() if (W >= 0).all() and W.sum() > 0 else None
+        tot = W.sum(axis=1)
+        ok = (W >= 0).all(axis=1) & (tot > 0)
+        return np.where(ok[None, :], self.sums[name] / np.where(ok, tot, 1.0)[None, :], 0.0)
 
 
 def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.ndarray,
@@ -544,7 +766,11 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
         (bound in :meth:`KernelBlocks.combine`), so their LIBSVM solutions
         agree within LIBSVM's tolerance; the decision values of a fit equal
         the reference's to rounding, and the AUCs follow
-        (tests/unit/test_diffusion_speed_paths.py).
+        (tests/unit/test_diffusion_speed_paths.py). With the ``smo``
+        classifier (:func:`smo_of`) the fits are also warm-started
+        (:class:`_WarmStarts`), the kernels are train blocks only
+        (:meth:`KernelBlocks.train`) and the decision values are factored
+        (:meth:`KernelBlocks.decision`).
     n_jobs : int
         Threads for the classifier fits (fast path only); results do not
         depend on it.
@@ -558,6 +784,7 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
     SplitResult
     """
     fast = not reference
+    smo = smo_of(classifier) if fast else None
     say = log.info if log else (lambda *a, **k: None)
     train_mask, test_mask, train, test, Yv, ytr, yte = split_rows(Y, train_mask, eval_mask)
     tasks = list(Y.columns)
@@ -573,7 +800,8 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
 
     uniform = np.full(p, 1.0 / p)
     if fast:
-        K_uniform = blocks(uniform @ S)      # the inner CV's kernel is eBaseline's
+        # the inner CV's kernel is eBaseline's; smo needs no test block (decisions are factored)
+        K_uniform = (blocks.train(uniform @ S), None) if smo is not None else blocks(uniform @ S)
         C, cv = choose_C(blocks, uniform @ S, ytr, C_grid, inner_folds, seed, classifier,
                          kernel=K_uniform[0], fast=True, n_jobs=n_jobs)
     else:
@@ -591,10 +819,16 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
             weight_rows.extend({"method": method, "task": "*" if shared else tasks[ti],
                                 "beta": b, "weight": float(x)} for b, x in zip(betas, w))
 
-    def scores_of(Ktr, Kte, y):
+    def scores_of(Ktr, Kte, y, start=None, what="kernel", spectrum=None):
+        """Scores (and, with ``smo``, the solutions, else None) on one
+        kernel; with ``smo``, ``Kte`` is unused and the decision values come
+        from ``spectrum`` (:meth:`KernelBlocks.decision`)."""
+        if smo is not None:
+            sol = _smo_solve(Ktr, y, C, smo, start, n_jobs, what)
+            return blocks.decision(spectrum, sol.dual_coef) - sol.rho, sol.alpha
         if fast:
-            return fit_task_scores(Ktr, Kte, y, C, classifier, n_jobs)
-        return task_scores(Ktr, Kte, y, C, classifier)
+            return fit_task_scores(Ktr, Kte, y, C, classifier, n_jobs), None
+        return task_scores(Ktr, Kte, y, C, classifier), None
 
     def aucs_of(scores):
         return roc_auc_columns(yte, scores) if fast else task_aucs(scores, yte)
@@ -615,18 +849,24 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
     learned = {name: learn(name) for name in formulations} if fast else {}
     keep: set[int] = set()
     if learned:
-        pair_bytes = 8 * len(train) * (len(train) + len(test))
+        pair_bytes = 8 * len(train) * (len(train) + (0 if smo is not None else len(test)))
         keep = _kernels_to_keep(learned.values(), pair_bytes, cache_mib)
         say("keeping the blocks of %d single kernel(s) with a learned weight (%.0f MiB)", len(keep),
             len(keep) * pair_bytes / 2 ** 20)
 
-    # single kernels -> rBaseline, uBaseline (test-label peeking by definition)
+    # single kernels -> rBaseline, uBaseline (test-label peeking by definition); with smo, each
+    # kernel's fits start from the previous kernel's solutions (the next beta of the grid)
+    warm = _WarmStarts(learned) if smo is not None else None
     K_auc = np.empty((p, len(tasks)))
+    alpha = None
     for i in range(p):
-        Ktr, Kte = blocks(S[i])
+        Ktr, Kte = (blocks.train(S[i]), None) if smo is not None else blocks(S[i])
         if i in keep:
             blocks.keep(i, (Ktr, Kte))
-        K_auc[i] = aucs_of(scores_of(Ktr, Kte, ytr))
+        scores, alpha = scores_of(Ktr, Kte, ytr, alpha, f"kernel {i + 1}", S[i])
+        if warm is not None:
+            warm.add(i, alpha)
+        K_auc[i] = aucs_of(scores)
     kernel_roc = pd.DataFrame([{"kernel": i + 1, "beta": betas[i], "task": t, "auc": K_auc[i, k]}
                                for i in range(p) for k, t in enumerate(tasks)])
     with warnings.catch_warnings():  # tasks without an AUC (single class) are all-NaN columns
@@ -637,18 +877,23 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
     say("rBaseline kernel: beta=%g", betas[best_shared])
 
     Ktr, Kte = K_uniform if fast else blocks(uniform @ S)
-    record("eBaseline", aucs_of(scores_of(Ktr, Kte, ytr)))
+    record("eBaseline", aucs_of(scores_of(Ktr, Kte, ytr, warm and warm.start(None), "eBaseline",
+                                          uniform @ S)[0]))
     del Ktr, Kte
     K_uniform = None
 
     for name in formulations:
         W = learned[name] if fast else learn(name)
         if W.ndim == 1:
-            Ktr, Kte = blocks.combine(W, S) if fast else blocks(W @ S)
-            scores = scores_of(Ktr, Kte, ytr)
+            if smo is not None:
+                Ktr, Kte = blocks.combine_train(W, S), None
+            else:
+                Ktr, Kte = blocks.combine(W, S) if fast else blocks(W @ S)
+            scores = scores_of(Ktr, Kte, ytr, warm and warm.start(name), name, W @ S)[0]
             del Ktr, Kte
         elif fast:
-            scores = _per_task_scores(blocks, W, S, ytr, C, classifier, n_jobs, len(test))
+            scores = _per_task_scores(blocks, W, S, ytr, C, classifier, n_jobs, len(test), smo,
+                                      warm and warm.start(name))
         else:
             scores = np.full((len(test), len(tasks)), np.nan)
             for k in range(len(tasks)):
