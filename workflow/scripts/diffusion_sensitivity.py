@@ -13,5 +13,5 @@ log = rule_logger(smk.log[0])
 device = log_device(smk.params.device, log)
 eigens, labels, train_mask = load_eigens(list(smk.input.eigen), smk.input.labels, smk.input.splits)
 table = run_sensitivity(smk.params.cfg, eigens, labels, train_mask, pd.read_csv(smk.input.scale, sep="\t"),
-                        smk.params.seed, device, log, source=smk.input.scale)
+                        smk.params.seed, device, log, source=smk.input.scale, n_jobs=smk.threads)
 table.to_csv(smk.output[0], sep="\t", index=False, float_format="%.6g")

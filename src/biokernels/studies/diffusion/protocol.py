@@ -541,6 +541,23 @@ def _smo_solve(Ktr: np.ndarray, ytr: np.ndarray, C: float, smo: SMOSVC, alpha0, 
     return sol
 
 
+def kernel_scores(blocks: KernelBlocks, s: np.ndarray, ytr: np.ndarray, C: float,
+                  classifier: Callable[[float], object] | None = None, n_jobs: int = 1) -> np.ndarray:
+    """Decision values (n_test, t) of the classifier per task on the kernel
+    of spectrum ``s`` (n,): with the ``smo`` solver, one batched solve on
+    the train block (:meth:`KernelBlocks.train`) and factored decisions
+    (:meth:`KernelBlocks.decision`); otherwise :func:`task_scores` on
+    ``blocks(s)``. Cold starts, so the result does not depend on what was
+    fitted before; ``n_jobs`` threads for the ``smo`` fits (results do not
+    depend on it). NaN columns for tasks with one class in training."""
+    smo = smo_of(classifier)
+    if smo is None:
+        Ktr, Kte = blocks(s)
+        return task_scores(Ktr, Kte, ytr, C, classifier)
+    sol = _smo_solve(blocks.train(s), ytr, C, smo, None, n_jobs, "kernel_scores")
+    return blocks.decision(s, sol.dual_coef) - sol.rho
+
+
 def convex_start(alphas: np.ndarray, w: np.ndarray) -> np.ndarray | None:
     """Warm start for the kernel ``sum_i w_i K_i`` from the solutions
     ``alphas`` (p, n, t) on the ``K_i``: ``sum_i w_i alpha_i / sum_i w_i``,
@@ -999,6 +1016,18 @@ def choose_kernel_scale(candidates: list[ScaleCandidate], Y: pd.DataFrame, train
                            .fit(S, B).weights_)
             blocks = KernelBlocks(cand.P, fit, val, device)
             Wt = [W] if W.ndim == 1 else list(W)
+            smo = smo_of(classifier)
+            if smo is not None:         # one train block per kernel, batched solves, factored decisions
+                cols = [Yv[fit]] if W.ndim == 1 else [Yv[fit][:, [k]] for k in range(len(Wt))]
+                sc = {C: [] for C in C_grid}
+                for w, y in zip(Wt, cols):
+                    Ktr = blocks.train(w @ S)
+                    for C in C_grid:
+                        sol = _smo_solve(Ktr, y, C, smo, None, 1, f"kernel scale {cand.name}")
+                        sc[C].append(blocks.decision(w @ S, sol.dual_coef) - sol.rho)
+                for C in C_grid:
+                    auc[C].append(roc_auc_columns(Yv[val], np.column_stack(sc[C])))
+                continue
             kern = [blocks(w @ S) for w in Wt]
             for C in C_grid:
                 if W.ndim == 1:
@@ -1028,7 +1057,7 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
                       beta_step: float, n_kernels: int, lam: float, C_grid: list[float],
                       inner_folds: int, sens: dict, seed: int, device: str = "auto",
                       solver: str = "auto", log=None, eval_mask: np.ndarray | None = None,
-                      classifier: Callable[[float], object] | None = None,
+                      classifier: Callable[[float], object] | None = None, n_jobs: int = 1,
                       ) -> pd.DataFrame:
     """Mean ROC AUC of eBaseline and mDKL on one split against the classifier's C,
     the ridge lam, the end of the beta grid (the number of kernels) and,
@@ -1048,7 +1077,9 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
     beta_step, n_kernels : the reference grid's step and length
     sens : dict with ``C_grid``, ``lams``, ``n_kernels`` (lists) and
         optionally ``beta_steps`` (list of positive floats)
-    (others, ``eval_mask`` and ``classifier`` included, as in :func:`evaluate_split`)
+    (others, ``eval_mask``, ``classifier`` and ``n_jobs`` included, as in
+    :func:`evaluate_split`; with the ``smo`` solver every kernel is scored by
+    :func:`kernel_scores` and the inner CV takes the fast path)
 
     Returns
     -------
@@ -1062,14 +1093,20 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
     def mdkl(S, lam_):
         return DiffusionKernelLearning(formulation="mDKL", lam=lam_, solver=solver).fit(S, B).weights_
 
+    fast = smo_of(classifier) is not None
+
     def mean_auc(s, C):
-        Ktr, Kte = blocks(s)
-        return float(np.nanmean(task_aucs(task_scores(Ktr, Kte, ytr, C, classifier), yte)))
+        scores = kernel_scores(blocks, s, ytr, C, classifier, n_jobs)
+        return float(np.nanmean(roc_auc_columns(yte, scores) if fast else task_aucs(scores, yte)))
 
     betas = diffusion_betas(n_kernels, beta_step)
     S = diffusion_spectra(d, betas)
     uniform = np.full(n_kernels, 1.0 / n_kernels)
-    C0, _ = choose_C(blocks, uniform @ S, ytr, C_grid, inner_folds, seed, classifier)
+    if fast:
+        C0, _ = choose_C(blocks, uniform @ S, ytr, C_grid, inner_folds, seed, classifier,
+                         kernel=blocks.train(uniform @ S), fast=True, n_jobs=n_jobs)
+    else:
+        C0, _ = choose_C(blocks, uniform @ S, ytr, C_grid, inner_folds, seed, classifier)
     w0 = mdkl(S, lam)
     rows = []
 
@@ -1345,18 +1382,18 @@ def run_sm1(cfg: Mapping, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: p
 
 def run_sensitivity(cfg: Mapping, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd.DataFrame,
                     train_mask: np.ndarray, scale: pd.DataFrame, seed: int, device: str = "auto",
-                    log=None, source: str = "scale table") -> pd.DataFrame:
+                    log=None, source: str = "scale table", n_jobs: int = 1) -> pd.DataFrame:
     """The sensitivity table of a data set (the workflow's sensitivity job):
     :func:`sensitivity_table` on the split's chosen kernel scale, with the
     settings of ``cfg`` (``n_kernels``, ``lam``, ``svm_C_grid``,
     ``inner_folds``, ``sensitivity``, ``solver``, optional ``unannotated``,
     ``classifier``, ``classifier_settings``). ``scale``: the split's
-    kernel-scale table; others as in :func:`run_sm1`. Returns the table of
-    :func:`sensitivity_table`."""
+    kernel-scale table; ``n_jobs``: threads for the classifier fits; others
+    as in :func:`run_sm1`. Returns the table of :func:`sensitivity_table`."""
     say = log.info if log else (lambda *a, **k: None)
     lap, step = chosen_scale(scale, source)
     d, P = eigens[lap]
     say("kernel scale of split 00: %s Laplacian, beta step %g", lap, step)
     return sensitivity_table(P, d, Y, train_mask, step, cfg["n_kernels"], cfg["lam"], cfg["svm_C_grid"],
                              cfg["inner_folds"], cfg["sensitivity"], seed, device, cfg["solver"], log,
-                             _eval_mask(cfg, Y), classifier_of(cfg))
+                             _eval_mask(cfg, Y), classifier_of(cfg), n_jobs)
