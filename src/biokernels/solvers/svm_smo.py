@@ -18,7 +18,15 @@ examples, else the middle of their bounds). It differs from LIBSVM in what
 surrounds the loop:
 
 * **no shrinking and no kernel cache**: the kernel is a dense
-  (n, n) float64 array and a row of it is a column of Q;
+  (n, n) float64 array and a row of it is a column of Q (LIBSVM's shrinking
+  was tried: the indirection through an active set cost more than it saved
+  at the diffusion study's sizes);
+* **the scans in a form that compiles well**: ``y_t G_t`` is kept instead of
+  ``G_t`` (the same values, ``y_t^2 = 1``), the membership of I_up and I_low
+  as additive 0/inf penalties, and the two selection scans run four
+  independent lanes merged with LIBSVM's tie rule (the last index); the
+  partner's ratio ``diff^2 / quad`` is compared by cross-multiplication,
+  which can order exact near-ties differently from LIBSVM's quotient;
 * **warm starts**: any feasible ``a0`` (``0 <= a0 <= C``, ``y^T a0 = 0``), e.g.
   the solution on a neighbouring kernel of a grid, or a convex combination
   of solutions of the same task (the feasible set is convex), or a solution
@@ -28,7 +36,7 @@ surrounds the loop:
   on the same kernel; the compiled loop releases the GIL, so tasks run in a
   thread pool.
 
-Both solvers stop at an ``tol``-optimal point (the same KKT gap), not at the
+Both solvers stop at a ``tol``-optimal point (the same KKT gap), not at the
 same point: two such solutions, from different starts or paths, agree to
 within the tolerance's effect on the decision values, not to rounding. The
 diffusion study checks the AUCs against LIBSVM within 1e-3 and the decision
