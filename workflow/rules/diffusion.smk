@@ -102,8 +102,6 @@ rule diffusion_eigen:
         "results/diffusion/{ds}/benchmarks/eigen_{laplacian}.tsv"
     wildcard_constraints:
         laplacian="unnormalized|normalized",
-    # the diffusion chain first: SM1, the longest single job, waits on it
-    priority: 50
     conda:
         ENV_CORE
     threads: 2
@@ -132,8 +130,6 @@ rule diffusion_split:
         "results/diffusion/{ds}/logs/split_{split}.log",
     benchmark:
         "results/diffusion/{ds}/benchmarks/split_{split}.tsv"
-    # the diffusion chain first: SM1, the longest single job, waits on split 00
-    priority: 50
     conda:
         ENV_TORCH
     threads: 2
@@ -166,8 +162,6 @@ rule diffusion_sm1:
         "results/diffusion/{ds}/logs/sm1.log",
     benchmark:
         "results/diffusion/{ds}/benchmarks/sm1.tsv"
-    # the longest single job of the default run: start it as soon as split 00 is done
-    priority: 100
     conda:
         ENV_TORCH
     threads: 1
