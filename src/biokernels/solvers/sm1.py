@@ -48,6 +48,7 @@ workflow can skip SM1 on a network that is too large, with a logged reason.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 import warnings
@@ -59,14 +60,38 @@ __all__ = ["SM1", "psd_factor", "sm1_cost", "sm1_fits", "default_solver"]
 
 # Clarabel's default duality-gap tolerance (1e-8) leaves α accurate to only ~1e-4
 # on ill-conditioned kernels; 1e-10 costs 1-2 more iterations and gives ~1e-6.
-# Its KKT systems are factored by faer's supernodal LDL (BLAS-like dense kernels)
-# instead of the default QDLDL: the shared basis makes a dense block, where faer
-# was 1.3-1.6x faster on the Ligand-size network with the same solution to 1e-9
-# (issue #20); one thread, as the rule asks.
-_DEFAULT_OPTS = {"CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "direct_solve_method": "faer",
-                              "max_threads": 1}}
-_FALLBACK_OPTS = {"CLARABEL": {"tol_gap_abs": 1e-8, "tol_gap_rel": 1e-8,           # Clarabel's defaults
-                               "direct_solve_method": "faer", "max_threads": 1}}
+_DEFAULT_OPTS = {"CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10}}
+_FALLBACK_OPTS = {"CLARABEL": {"tol_gap_abs": 1e-8, "tol_gap_rel": 1e-8}}    # Clarabel's defaults
+
+
+@functools.lru_cache(maxsize=1)
+def _clarabel_kkt_opts() -> dict:
+    """Clarabel's KKT factorization: faer's supernodal LDL (one thread) when
+    this build of Clarabel has it, else its default (QDLDL). The shared basis
+    makes a dense block, where faer was 1.3-1.6x faster on the Ligand-size
+    network with the same weights to 1e-9 (issue #20); builds without the
+    faer feature (some conda packages) reject the setting, so it is tried
+    once on a 1-variable problem."""
+    try:
+        import clarabel
+        import scipy.sparse as sp
+
+        settings = clarabel.DefaultSettings()
+        settings.verbose = False
+        settings.direct_solve_method = "faer"
+        settings.max_threads = 1
+        clarabel.DefaultSolver(sp.csc_matrix((1, 1)), np.zeros(1), sp.csc_matrix(np.ones((1, 1))),
+                               np.ones(1), [clarabel.NonnegativeConeT(1)], settings).solve()
+    except Exception:       # noqa: BLE001 - any failure means: keep Clarabel's default
+        return {}
+    return {"direct_solve_method": "faer", "max_threads": 1}
+
+
+def _solver_defaults(solver: str, table: dict) -> dict:
+    """The options of ``table`` for ``solver``, with the KKT settings of
+    :func:`_clarabel_kkt_opts` for Clarabel."""
+    opts = dict(table.get(solver.upper(), {}))
+    return {**opts, **_clarabel_kkt_opts()} if opts and solver.upper() == "CLARABEL" else opts
 
 
 def default_solver() -> str:
@@ -358,13 +383,13 @@ class SM1:
         prob = cp.Problem(cp.Maximize(2 * cp.sum(alpha) - tau),
                           cons + cones + [eq, alpha >= 0, alpha <= C])
         solver = self.solver or default_solver()
-        tight = dict(_DEFAULT_OPTS.get(solver.upper(), {}))
+        tight = _solver_defaults(solver, _DEFAULT_OPTS)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)      # cvxpy's "may be inaccurate"
             prob.solve(solver=solver, **{**tight, **(self.solver_opts or {})})
             if prob.status == "optimal_inaccurate" and tight and not self.solver_opts:
                 # The tight gap was not reached: take the solver's own default tolerances.
-                prob.solve(solver=solver, **_FALLBACK_OPTS[solver.upper()])
+                prob.solve(solver=solver, **_solver_defaults(solver, _FALLBACK_OPTS))
         if prob.status not in ("optimal", "optimal_inaccurate"):
             raise RuntimeError(f"SM1: solver {solver} returned status {prob.status!r}")
         if prob.status == "optimal_inaccurate":
