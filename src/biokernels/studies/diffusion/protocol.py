@@ -312,16 +312,8 @@ class KernelBlocks:
         """The train block of ``w @ S``: the sum of the kept train blocks
         of the kernels with a nonzero weight (:meth:`combine`'s rule and
         rounding bound), else :meth:`train` of the combined spectrum."""
-        w = np.asarray(w, dtype=np.float64)
-        nz = np.flatnonzero(w)
-        if nz.size == 0 or any(int(i) not in self.cached for i in nz):
-            return self.train(w @ S)
-        acc = np.multiply(self.cached[int(nz[0])][0], w[nz[0]])
-        tmp = np.empty_like(acc) if nz.size > 1 else None
-        for i in nz[1:]:
-            np.multiply(self.cached[int(i)][0], w[i], out=tmp)
-            acc += tmp
-        return acc
+        kept = self._sum_kept(w, (0,))
+        return self.train(w @ S) if kept is None else kept[0]
 
     def keep(self, i: int, pair: tuple[np.ndarray, np.ndarray]) -> None:
         """Keep the blocks ``pair`` of single kernel ``i`` (``self(S[i])``) for
@@ -345,20 +337,26 @@ class KernelBlocks:
         Cauchy-Schwarz), so they differ by at most twice that
         (tests/unit/test_diffusion_speed_paths.py).
         """
+        kept = self._sum_kept(w, (0, 1))
+        return self(w @ S) if kept is None else (kept[0], kept[1])
+
+    def _sum_kept(self, w: np.ndarray, parts: tuple[int, ...]) -> list[np.ndarray] | None:
+        """``sum_{i: w_i != 0} w_i * cached[i][part]`` for each part (0 train,
+        1 test), zero weights skipped exactly; None when a kernel with a
+        nonzero weight is not kept (or every weight is 0)."""
         w = np.asarray(w, dtype=np.float64)
         nz = np.flatnonzero(w)
         if nz.size == 0 or any(int(i) not in self.cached for i in nz):
-            return self(w @ S)
+            return None
         out = []
-        for part in (0, 1):
-            first = self.cached[int(nz[0])][part]
-            acc = np.multiply(first, w[nz[0]])
+        for part in parts:
+            acc = np.multiply(self.cached[int(nz[0])][part], w[nz[0]])
             tmp = np.empty_like(acc) if nz.size > 1 else None
             for i in nz[1:]:
                 np.multiply(self.cached[int(i)][part], w[i], out=tmp)
                 acc += tmp
             out.append(acc)
-        return out[0], out[1]
+        return out
 
 
 def task_scores(Ktr: np.ndarray, Kte: np.ndarray, ytr: np.ndarray, C: float,
@@ -541,6 +539,16 @@ def _smo_solve(Ktr: np.ndarray, ytr: np.ndarray, C: float, smo: SMOSVC, alpha0, 
     return sol
 
 
+def _smo_block_scores(blocks: KernelBlocks, Ktr: np.ndarray, s: np.ndarray, ytr: np.ndarray, C: float,
+                      smo: SMOSVC, start: np.ndarray | None = None, n_jobs: int = 1,
+                      name: str = "smo") -> tuple[np.ndarray, np.ndarray]:
+    """The ``smo`` fits on the train block ``Ktr`` of the kernel with
+    spectrum ``s`` and their decision values without a test block
+    (:meth:`KernelBlocks.decision`): (scores (n_test, t), alpha (n_train, t))."""
+    sol = _smo_solve(Ktr, ytr, C, smo, start, n_jobs, name)
+    return blocks.decision(s, sol.dual_coef) - sol.rho, sol.alpha
+
+
 def kernel_scores(blocks: KernelBlocks, s: np.ndarray, ytr: np.ndarray, C: float,
                   classifier: Callable[[float], object] | None = None, n_jobs: int = 1) -> np.ndarray:
     """Decision values (n_test, t) of the classifier per task on the kernel
@@ -554,8 +562,7 @@ def kernel_scores(blocks: KernelBlocks, s: np.ndarray, ytr: np.ndarray, C: float
     if smo is None:
         Ktr, Kte = blocks(s)
         return task_scores(Ktr, Kte, ytr, C, classifier)
-    sol = _smo_solve(blocks.train(s), ytr, C, smo, None, n_jobs, "kernel_scores")
-    return blocks.decision(s, sol.dual_coef) - sol.rho
+    return _smo_block_scores(blocks, blocks.train(s), s, ytr, C, smo, None, n_jobs, "kernel_scores")[0]
 
 
 def convex_start(alphas: np.ndarray, w: np.ndarray) -> np.ndarray | None:
@@ -673,8 +680,8 @@ def _per_task_scores(blocks: KernelBlocks, W: np.ndarray, S: np.ndarray, ytr: np
             return np.full(n_test, np.nan)
         if smo is not None:
             a0 = None if start is None else start[:, [k]]
-            sol = _smo_solve(blocks.combine_train(W[k], S), y, C, smo, a0, 1, f"task {k}")
-            return (blocks.decision(W[k] @ S, sol.dual_coef) - sol.rho)[:, 0]
+            return _smo_block_scores(blocks, blocks.combine_train(W[k], S), W[k] @ S, y, C, smo, a0,
+                                     name=f"task {k}")[0][:, 0]
         Ktr, Kte = blocks.combine(W[k], S)
         return fit_task_scores(Ktr, Kte, y, C, classifier)[:, 0]
 
@@ -841,8 +848,7 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
         kernel; with ``smo``, ``Kte`` is unused and the decision values come
         from ``spectrum`` (:meth:`KernelBlocks.decision`)."""
         if smo is not None:
-            sol = _smo_solve(Ktr, y, C, smo, start, n_jobs, what)
-            return blocks.decision(spectrum, sol.dual_coef) - sol.rho, sol.alpha
+            return _smo_block_scores(blocks, Ktr, spectrum, y, C, smo, start, n_jobs, what)
         if fast:
             return fit_task_scores(Ktr, Kte, y, C, classifier, n_jobs), None
         return task_scores(Ktr, Kte, y, C, classifier), None
@@ -1023,8 +1029,8 @@ def choose_kernel_scale(candidates: list[ScaleCandidate], Y: pd.DataFrame, train
                 for w, y in zip(Wt, cols):
                     Ktr = blocks.train(w @ S)
                     for C in C_grid:
-                        sol = _smo_solve(Ktr, y, C, smo, None, 1, f"kernel scale {cand.name}")
-                        sc[C].append(blocks.decision(w @ S, sol.dual_coef) - sol.rho)
+                        sc[C].append(_smo_block_scores(blocks, Ktr, w @ S, y, C, smo,
+                                                       name=f"kernel scale {cand.name}")[0])
                 for C in C_grid:
                     auc[C].append(roc_auc_columns(Yv[val], np.column_stack(sc[C])))
                 continue
