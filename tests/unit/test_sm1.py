@@ -5,7 +5,11 @@
 * the weights are non-negative and meet ``Σ μ_i trace(K_i) = c``;
 * the optimal value is ``min_μ ω(Σ μ_i K_i)`` (minimax duality): for p = 2 it
   matches a brute-force search over the weight simplex, each point solved by SVC;
-* the shared-basis/diagonal-factor input gives the same fit as dense kernels.
+* the shared-basis/diagonal-factor input gives the same fit as dense kernels,
+  in both of its forms (elementwise cones, the default, and per-kernel cones),
+  and its optimal value is again the brute-force minimum over the weights;
+* where Clarabel stalls short of the tight gap, the fit is kept at Clarabel's
+  default tolerances without a second solve.
 """
 
 import numpy as np
@@ -156,18 +160,103 @@ def test_shared_basis_diagonal_factors_match_dense_kernels():
     np.testing.assert_allclose(traces, [np.trace(K) for K in kernels], rtol=1e-10)
     dense = SM1(C=2.0).fit([K[np.ix_(tr, tr)] for K in kernels], y[tr], traces)
     fact = SM1(C=2.0).fit_factors([np.sqrt(s) for s in spectra], y[tr], traces, basis=V[tr])
+    per_kernel = SM1(C=2.0, form="per_kernel").fit_factors([np.sqrt(s) for s in spectra], y[tr],
+                                                           traces, basis=V[tr])
     general = SM1(C=2.0).fit_factors([psd_factor(K[np.ix_(tr, tr)]) for K in kernels], y[tr],
                                      traces)
     # The same QCQP in three parametrisations, each solved by Clarabel (gap 1e-10, feasibility
     # 1e-8): values agree to ~1e-8 relative (rel 1e-6 is loose). The weights and α are
     # interior-point primal/dual iterates, accurate to ~sqrt(tol_feas) = 1e-4 in the worst
     # case (the central path near a degenerate optimum); decision values inherit that.
-    for m in (fact, general):
+    for m in (fact, per_kernel, general):
+        assert m.status_ == "optimal" and m.gap_tolerance_ in (1e-10, 1e-8)
         assert m.objective_ == pytest.approx(dense.objective_, rel=1e-6)
         np.testing.assert_allclose(m.weights_ * traces, dense.weights_ * traces, atol=1e-4)
         blocks = [K[np.ix_(te, tr)] for K in kernels]
         np.testing.assert_allclose(m.decision_function(blocks), dense.decision_function(blocks),
                                    atol=1e-4)
+
+
+@pytest.mark.parametrize("form", ["elementwise", "per_kernel"])
+def test_diagonal_form_value_is_the_min_over_weights_of_the_svm_dual(form):
+    """Brute force for two diffusion kernels, as for dense kernels above: the
+    elementwise rewrite of the cones must not change the problem."""
+    V, spectra, kernels, tr, te, y = diffusion_setup(betas=(0.2, 3.0))
+    traces = np.array([s.sum() for s in spectra])
+    C = 1.0
+    m = SM1(C=C, form=form).fit_factors([np.sqrt(s) for s in spectra], y[tr], traces, basis=V[tr])
+    c = m.trace_
+    blocks = [K[np.ix_(tr, tr)] for K in kernels]
+
+    def om(nu):
+        return omega(c * (nu * blocks[0] / traces[0] + (1 - nu) * blocks[1] / traces[1]), y[tr], C)
+
+    grid = np.linspace(0.0, 1.0, 51)
+    values = np.array([om(v) for v in grid])
+    k = int(values.argmin())
+    best = minimize_scalar(om, bounds=(grid[max(k - 1, 0)], grid[min(k + 1, 50)]),
+                           method="bounded", options={"xatol": 1e-7})
+    best_value = min(best.fun, values.min())
+    # the bounds of the dense test: weak duality with both solvers' slack (rel 1e-7),
+    # and equality with the minimum to rel 1e-6
+    assert m.objective_ <= values.min() * (1 + 1e-7)
+    assert m.objective_ == pytest.approx(best_value, rel=1e-6)
+    # the learned weights attain it: ω at SM1's ν is the minimum to the same rel 1e-6
+    assert om(m.kernel_multipliers_[0]) <= best_value * (1 + 1e-6)
+    assert m.kernel_multipliers_.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(m.weights_, m.kernel_multipliers_ * c / traces, rtol=1e-12)
+
+
+def test_a_stall_short_of_the_tight_gap_keeps_the_defaults_without_a_second_solve(monkeypatch):
+    """An unreachable tight gap (1e-16, below float64 rounding of the objective)
+    makes Clarabel stall; its reduced tolerances, set to its own defaults,
+    hold, so the fit is kept (gap_tolerance_ 1e-8) after one solve."""
+    import cvxpy as cp
+
+    import biokernels.solvers.sm1 as sm1_module
+
+    tight = dict(sm1_module._DEFAULT_OPTS["CLARABEL"], tol_gap_abs=1e-16, tol_gap_rel=1e-16)
+    monkeypatch.setitem(sm1_module._DEFAULT_OPTS, "CLARABEL", tight)
+    calls = []
+    solve = cp.Problem.solve
+
+    def counted(self, *args, **kwargs):
+        calls.append(kwargs.get("tol_gap_abs"))
+        return solve(self, *args, **kwargs)
+
+    monkeypatch.setattr(cp.Problem, "solve", counted)
+    V, spectra, kernels, tr, te, y = diffusion_setup()
+    traces = np.array([s.sum() for s in spectra])
+    m = SM1(C=2.0).fit_factors([np.sqrt(s) for s in spectra], y[tr], traces, basis=V[tr])
+    assert calls == [1e-16] and m.form_ == "elementwise"
+    assert m.status_ == "optimal" and m.gap_tolerance_ == 1e-8
+    ref = SM1(C=2.0).fit_factors([np.sqrt(s) for s in spectra], y[tr], traces, basis=V[tr])
+    # both meet at least Clarabel's default gap 1e-8: rel 1e-6 on the value is loose
+    assert m.objective_ == pytest.approx(ref.objective_, rel=1e-6)
+
+
+def test_a_failed_elementwise_solve_is_solved_again_with_per_kernel_cones(monkeypatch):
+    """Where the elementwise form fails in both its scalings (here made
+    infeasible on purpose: its rows demand f <= -1), the fit comes from the
+    per-kernel cones and equals a per-kernel fit."""
+    import biokernels.solvers.sm1 as sm1_module
+
+    def infeasible(self, factors, r, c, base, tau, column_scale=True):
+        import cvxpy as cp
+        f = cp.Variable(len(factors))
+        return [f <= -1], [f >= 0]
+
+    V, spectra, kernels, tr, te, y = diffusion_setup()
+    traces = np.array([s.sum() for s in spectra])
+    args = ([np.sqrt(s) for s in spectra], y[tr], traces)
+    ref = SM1(C=2.0, form="per_kernel").fit_factors(*args, basis=V[tr])
+    monkeypatch.setattr(sm1_module.SM1, "_diagonal_constraints", infeasible)
+    m = SM1(C=2.0).fit_factors(*args, basis=V[tr])
+    assert m.form_ == "per_kernel" and ref.form_ == "per_kernel"
+    assert m.status_ == "optimal"
+    # the same problem, form and options solved twice: identical
+    assert m.objective_ == ref.objective_
+    np.testing.assert_array_equal(m.weights_, ref.weights_)
 
 
 def test_psd_factor_reconstructs_and_truncates():
@@ -199,6 +288,8 @@ def test_bad_inputs_raise(data):
         SM1().fit([block], y[TR], [r, r])
     with pytest.raises(ValueError, match="C"):
         SM1(C=0).fit([block], y[TR], [r])
+    with pytest.raises(ValueError, match="form"):
+        SM1(form="cones").fit([block], y[TR], [r])
     with pytest.raises(RuntimeError, match="fit"):
         SM1().decision_function([K[np.ix_(TE, TR)]])
     m = SM1().fit([block], y[TR], [r])

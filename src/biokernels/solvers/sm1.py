@@ -42,6 +42,16 @@ and ``μ_i = ν_i c / r_i``. Two input forms:
   the cones become diagonal and the cost drops from ``O(p n_train r)`` data to
   ``O(n_train m + p m)`` (``m`` = basis size).
 
+With diagonal factors the p quadratic constraints
+``τ >= Σ_j S_ij w_j²`` (``w = U'(y∘α)``, ``S_ij = (c / r_i) F_ij² >= 0``)
+are written elementwise by default: ``w_j² <= τ f_j`` (m rotated cones of
+dimension 3) and ``S f <= 1`` (p linear rows, whose multipliers are
+proportional to the ``ν_i``; see ``SM1._diagonal_constraints``). The same
+feasible set, but the interior-point KKT system loses the dense block that
+p cones of dimension m + 2 make: 3-4x less time per fit on the Ligand-size
+network (``benchmarks/bench_sm1.py``). Where Clarabel stalls on it short of
+its default tolerances, the fit falls back to the per-kernel cones.
+
 :func:`sm1_cost` / :func:`sm1_fits` estimate memory and time beforehand so a
 workflow can skip SM1 on a network that is too large, with a logged reason.
 """
@@ -60,8 +70,16 @@ __all__ = ["SM1", "psd_factor", "sm1_cost", "sm1_fits", "default_solver"]
 
 # Clarabel's default duality-gap tolerance (1e-8) leaves α accurate to only ~1e-4
 # on ill-conditioned kernels; 1e-10 costs 1-2 more iterations and gives ~1e-6.
-_DEFAULT_OPTS = {"CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10}}
-_FALLBACK_OPTS = {"CLARABEL": {"tol_gap_abs": 1e-8, "tol_gap_rel": 1e-8}}    # Clarabel's defaults
+# Where the interior-point method stalls short of 1e-10, Clarabel stops with
+# "AlmostSolved" if its "reduced" tolerances hold; these are set to Clarabel's
+# own defaults (gap 1e-8, feasibility 1e-8, k/t ratio 1e-6), so that such a stop
+# meets exactly what a fresh solve at the defaults would, without a second solve.
+_TIGHT_GAP = 1e-10
+_DEFAULT_GAP = 1e-8
+_DEFAULT_OPTS = {"CLARABEL": {"tol_gap_abs": _TIGHT_GAP, "tol_gap_rel": _TIGHT_GAP,
+                              "reduced_tol_gap_abs": _DEFAULT_GAP, "reduced_tol_gap_rel": _DEFAULT_GAP,
+                              "reduced_tol_feas": 1e-8, "reduced_tol_ktratio": 1e-6}}
+_FALLBACK_OPTS = {"CLARABEL": {"tol_gap_abs": _DEFAULT_GAP, "tol_gap_rel": _DEFAULT_GAP}}  # defaults
 
 
 @functools.lru_cache(maxsize=1)
@@ -211,9 +229,21 @@ class SM1:
         training block are dropped (see :func:`psd_factor`).
     solver_opts : dict, optional
         Extra keyword arguments for ``cvxpy.Problem.solve``; for Clarabel
-        they update the defaults ``tol_gap_abs = tol_gap_rel = 1e-10`` (when
-        Clarabel cannot reach those and no options are given, the problem is
-        solved again with Clarabel's own defaults, 1e-8).
+        they update the defaults ``tol_gap_abs = tol_gap_rel = 1e-10``. When
+        no options are given and Clarabel stalls short of 1e-10, the fit
+        meets Clarabel's own defaults (1e-8) and ``gap_tolerance_`` says so;
+        if not even those hold, the problem is solved again with the
+        defaults.
+    form : {"elementwise", "per_kernel"}
+        How the p kernel constraints of diagonal factors with a shared
+        basis (:meth:`fit_factors`) are written: ``"elementwise"`` (the
+        default) as one 3-dimensional cone per basis column and p linear
+        rows, ``"per_kernel"`` as one cone of dimension m + 2 per kernel
+        (the reference form). The same problem: the optimal values agree to
+        the solver's tolerance. Full factors always use per-kernel cones.
+        Where an elementwise solve stalls short of Clarabel's default
+        tolerances, it is tried without its column scales, then with
+        per-kernel cones (``form_`` says which gave the fit).
 
     Attributes
     ----------
@@ -236,7 +266,20 @@ class SM1:
         The ``c`` used.
     solver_ : str
     status_ : str
-        cvxpy status (``"optimal"`` or ``"optimal_inaccurate"``).
+        ``"optimal"`` when the duality gap and feasibility tolerances of
+        ``gap_tolerance_`` hold, else cvxpy's status (``"optimal"`` with the
+        user's ``solver_opts``, or ``"optimal_inaccurate"``).
+    gap_tolerance_ : float or None
+        The relative and absolute duality-gap tolerance met with the
+        default options: 1e-10, or Clarabel's default 1e-8 where the
+        interior-point method stalled short of 1e-10; None with
+        ``solver_opts``, another solver, or an inaccurate solution.
+    form_ : str
+        The form that gave the solution: ``"elementwise"``;
+        ``"elementwise_unscaled"`` (the same without column scales, tried
+        where the first stalled short of Clarabel's default tolerances);
+        ``"per_kernel"`` (full factors, ``form="per_kernel"``, or where both
+        elementwise solves stalled).
     solve_time_ : float
         Wall time of building and solving the problem, seconds.
     n_iter_ : int or None
@@ -244,8 +287,10 @@ class SM1:
     """
 
     def __init__(self, C: float = 1.0, trace: float | None = None, solver: str | None = None,
-                 rank_rtol: float = 1e-12, solver_opts: dict | None = None):
+                 rank_rtol: float = 1e-12, solver_opts: dict | None = None,
+                 form: str = "elementwise"):
         self.C = C
+        self.form = form
         self.trace = trace
         self.solver = solver
         self.rank_rtol = rank_rtol
@@ -334,6 +379,8 @@ class SM1:
         if p == 0:
             raise ValueError("factors: need at least one kernel factor")
         r = _as_traces(traces, p)
+        if self.form not in ("elementwise", "per_kernel"):
+            raise ValueError(f"form: expected 'elementwise' or 'per_kernel', got {self.form!r}")
         C = float(self.C)
         if not np.isfinite(C) or C <= 0:
             raise ValueError(f"C: expected a finite number > 0, got {self.C}")
@@ -358,45 +405,48 @@ class SM1:
                                  f"training block ({block_trace:.6g}); pass trace(K_i) of the FULL "
                                  "(train + test) kernel")
 
-        # Cone data, each kernel rescaled to (c / r_i) K_i so the multipliers sum to 1.
-        alpha = cp.Variable(n, name="alpha")
-        tau = cp.Variable(name="tau")
-        z = cp.multiply(y, alpha)
-        cons = []
-        w = None
-        if U is not None:
-            w = cp.Variable(m, name="w")
-            cons.append(w == U.T @ z)
-        base = z if U is None else w
-        cones = []
-        for i, F in enumerate(factors):
-            scale = math.sqrt(c / r[i])
-            if F.ndim == 1:
-                sq = F ** 2
-                keep = np.flatnonzero(sq > self.rank_rtol * sq.max()) if sq.max() > 0 else []
-                expr = cp.multiply(scale * F[keep], base[keep]) if len(keep) else None
-            else:
-                expr = (scale * F).T @ base if F.shape[1] else None
-            cone = (cp.sum_squares(expr) <= tau) if expr is not None else (tau >= 0)
-            cones.append(cone)
-        eq = y @ alpha == 0
-        prob = cp.Problem(cp.Maximize(2 * cp.sum(alpha) - tau),
-                          cons + cones + [eq, alpha >= 0, alpha <= C])
+        form = ("elementwise" if self.form == "elementwise" and all(F.ndim == 1 for F in factors)
+                else "per_kernel")
         solver = self.solver or default_solver()
         tight = _solver_defaults(solver, _DEFAULT_OPTS)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)      # cvxpy's "may be inaccurate"
-            prob.solve(solver=solver, **{**tight, **(self.solver_opts or {})})
-            if prob.status == "optimal_inaccurate" and tight and not self.solver_opts:
-                # The tight gap was not reached: take the solver's own default tolerances.
-                prob.solve(solver=solver, **_solver_defaults(solver, _FALLBACK_OPTS))
+        if self.solver_opts or not tight:           # the user's options, or another solver
+            plan = [(form, {**tight, **(self.solver_opts or {})}, None)]
+        else:
+            # The tight gap (reduced tolerances = Clarabel's defaults); where the
+            # elementwise form stalls short of those (rounding near a degenerate optimum),
+            # the per-kernel cones; last, the per-kernel cones at Clarabel's defaults,
+            # whose own "AlmostSolved" (reduced tolerances 5e-5) is reported as inaccurate.
+            plan = [(form, tight, _TIGHT_GAP)]
+            if form == "elementwise":
+                plan += [("elementwise_unscaled", tight, _TIGHT_GAP), ("per_kernel", tight, _TIGHT_GAP)]
+            plan.append(("per_kernel", _solver_defaults(solver, _FALLBACK_OPTS), _DEFAULT_GAP))
+        for k, (form, opts, gap) in enumerate(plan):
+            last = k == len(plan) - 1
+            prob, alpha, eq, kernel_cons = self._problem(form, factors, y, U, r, c, C)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)      # cvxpy's "may be inaccurate"
+                try:
+                    prob.solve(solver=solver, **opts)
+                except cp.error.SolverError:
+                    if last:
+                        raise
+                    continue
+            if prob.status == "optimal":
+                break
+            if prob.status == "optimal_inaccurate" and gap == _TIGHT_GAP:
+                gap = _DEFAULT_GAP          # stalled, with the reduced tolerances (the defaults) met
+                break
+            if last:
+                gap = None
         if prob.status not in ("optimal", "optimal_inaccurate"):
             raise RuntimeError(f"SM1: solver {solver} returned status {prob.status!r}")
-        if prob.status == "optimal_inaccurate":
+        status = "optimal" if gap is not None else prob.status
+        if status == "optimal_inaccurate":
             warnings.warn(f"SM1: solver {solver} reports an inaccurate solution", RuntimeWarning,
                           stacklevel=2)
 
-        nu = np.array([float(np.asarray(k.dual_value).ravel()[0]) for k in cones])
+        nu = np.concatenate([np.asarray(k.dual_value, dtype=np.float64).ravel()
+                             for k in kernel_cons])
         nu = np.clip(nu, 0.0, None)
         total = nu.sum()
         nu = nu / total if total > 0 else np.full(p, 1.0 / p)
@@ -412,10 +462,85 @@ class SM1:
         self.trace_ = c
         self.traces_ = r
         self.solver_ = solver
-        self.status_ = prob.status
+        self.status_ = status
+        self.gap_tolerance_ = gap
+        self.form_ = form
         self.n_iter_ = getattr(prob.solver_stats, "num_iters", None)
         self.solve_time_ = time.perf_counter() - t_start
         return self
+
+    def _problem(self, form, factors, y, U, r, c, C):
+        """The cvxpy problem of :meth:`fit_factors` in ``form``, each kernel
+        rescaled to ``(c / r_i) K_i`` so the multipliers sum to 1. Returns
+        ``(problem, alpha, the equality α'y = 0, the p kernel constraints)``."""
+        import cvxpy as cp
+
+        n, m = y.size, (y.size if U is None else U.shape[1])
+        alpha = cp.Variable(n, name="alpha")
+        tau = cp.Variable(name="tau")
+        z = cp.multiply(y, alpha)
+        cons = []
+        if U is not None:
+            w = cp.Variable(m, name="w")
+            cons.append(w == U.T @ z)
+        base = z if U is None else w
+        if form.startswith("elementwise"):
+            kernel_cons, cones = self._diagonal_constraints(factors, r, c, base, tau,
+                                                            column_scale=form == "elementwise")
+            cons += cones
+        else:
+            kernel_cons = []
+            for i, F in enumerate(factors):
+                scale = math.sqrt(c / r[i])
+                expr = (scale * F).T @ base if F.ndim == 2 and F.shape[1] else None
+                if F.ndim == 1:                   # a diagonal factor, as one cone
+                    sq = F ** 2
+                    keep = np.flatnonzero(sq > self.rank_rtol * sq.max()) if sq.max() > 0 else []
+                    expr = cp.multiply(scale * F[keep], base[keep]) if len(keep) else None
+                kernel_cons.append((cp.sum_squares(expr) <= tau) if expr is not None
+                                   else (tau >= 0))
+        eq = y @ alpha == 0
+        prob = cp.Problem(cp.Maximize(2 * cp.sum(alpha) - tau),
+                          cons + kernel_cons + [eq, alpha >= 0, alpha <= C])
+        return prob, alpha, eq, kernel_cons
+
+    def _diagonal_constraints(self, factors, r, c, base, tau, column_scale=True):
+        """The p kernel constraints ``τ >= Σ_j S_ij base_j²``,
+        ``S_ij = (c / r_i) F_ij² >= 0``, for diagonal factors, in the
+        elementwise form: with column scales ``t_j = max_i S_ij`` (1 when not
+        ``column_scale``) and ``x_j = sqrt(t_j) base_j``,
+
+            x_j² <= τ f_j   (m rotated cones of dimension 3, homogeneous),
+            Σ_j (S_ij / t_j) f_j <= 1   (p linear rows).
+
+        The same feasible ``(α, τ)`` as ``τ >= Σ_j S_ij base_j²``: given those
+        rows and cones, ``Σ_j S_ij base_j² <= τ Σ_j (S_ij / t_j) f_j <= τ``;
+        conversely ``f_j = x_j² / τ`` is feasible (``S >= 0``). Row i is
+        constraint i divided by ``τ``, so its multiplier is ``τ ν_i``:
+        normalised to sum 1 they are the ``ν``. The interior-point KKT system
+        then has no dense block of the p cones of dimension m + 2 (3-4x less
+        time per fit on the Ligand-size network, issue #20). No constants
+        enter the cones: the form ``f_j >= x_j²`` (cvxpy's square, a cone
+        with the constant 1) stalled short of 1e-8 on 2 of 4 tasks where
+        this one solved all 4. Components with ``F_ij² <= rank_rtol max_j
+        F_ij²`` are dropped, as in the cone form.
+
+        Returns ``(rows, cones)``: a list holding the one vector constraint of
+        the p rows (its dual value is proportional to ``ν``), and the list of
+        the cones."""
+        import cvxpy as cp
+
+        S = np.vstack([(c / r[i]) * F ** 2 for i, F in enumerate(factors)])     # (p, m)
+        top = S.max(axis=1, keepdims=True)
+        S = np.where(S > self.rank_rtol * top, S, 0.0)
+        used = np.flatnonzero(S.max(axis=0) > 0)
+        if used.size == 0:
+            return [tau >= np.zeros(len(factors))], []
+        top = S[:, used].max(axis=0) if column_scale else np.ones(used.size)   # S / top in [0, 1]
+        x = cp.multiply(np.sqrt(top), base[used])
+        f = cp.Variable(used.size, name="f")
+        cone = cp.SOC(tau + f, cp.vstack([2 * x, tau - f]), axis=0)     # x_j² <= τ f_j
+        return [(S[:, used] / top) @ f <= 1], [cone]
 
     # -------------------------------------------------------------- predict
     def _check_fitted(self):
@@ -506,6 +631,16 @@ _ITERATIONS = 30
 _FLOPS_PER_SECOND = 3e8
 _BYTES_PER_NNZ = 250
 _BASE_BYTES = 200 * 2 ** 20
+# The elementwise form of diagonal factors with a basis (the diffusion kernels'
+# default): its KKT system factors as one dense front of the basis and the
+# training examples, (m + n_train)³ / 3 flops per iteration. Measured on this
+# machine (faer, 1 thread; planted networks of the default generator, 60 kernels):
+# 17-20 iterations and 1.6-1.9 s per fit at m = 753, n_train = 502; 22 and 11.7 s at
+# 1500 / 1000; 26 and 521 s at the von Mering size 2617 / 1745, where the front
+# (152 MB) leaves the caches. 20 iterations at 1.5e9 flop/s is within 0.7-5x of
+# those (an over-estimate at the small sizes).
+_ITERATIONS_ELEMENTWISE = 20
+_FLOPS_PER_SECOND_ELEMENTWISE = 1.5e9
 
 
 def sm1_cost(n_train: int, n_kernels: int, rank, basis_dim: int | None = None,
@@ -518,11 +653,17 @@ def sm1_cost(n_train: int, n_kernels: int, rank, basis_dim: int | None = None,
       basis of ``m`` columns ``n_train m + Σ_i (r_i if diagonal else m r_i)``;
     * per-iteration factorisation work: each cone row couples to all the
       variables it reads, so ``Σ_i r_i n_train²`` flops without a basis,
-      ``m n_train² + Σ_i r_i d_i²`` with one (``d_i = 1`` diagonal, ``m``
-      dense), plus ``n_train³ / 3`` for the dense α block;
-    * time = 30 iterations at 3e8 flop/s, memory = 200 MiB + 250 bytes per
-      non-zero + the dense α block: constants measured with cvxpy 1.9 and
-      Clarabel 0.11 on 2 CPU cores (within a factor ~2).
+      ``m n_train² + Σ_i r_i m²`` with one and full factors, plus
+      ``n_train³ / 3`` for the dense α block; time = 30 iterations at 3e8
+      flop/s, memory = 200 MiB + 250 bytes per non-zero + the dense α block:
+      constants measured with cvxpy 1.9 and Clarabel 0.11 on 2 CPU cores
+      (within a factor ~2);
+    * diagonal factors with a basis (:class:`SM1`'s default elementwise
+      form): one dense front of ``m + n_train``, ``(m + n_train)³ / 3``
+      flops per iteration, 20 iterations at 1.5e9 flop/s (measured with
+      Clarabel 0.11 and faer on this project's machine: within 0.7-5x from
+      the Ligand to the von Mering size; see the constants' comment), memory
+      as above with the dense front.
 
     Parameters
     ----------
@@ -565,7 +706,13 @@ def sm1_cost(n_train: int, n_kernels: int, rank, basis_dim: int | None = None,
         if m < 1:
             raise ValueError(f"sm1_cost: basis_dim must be >= 1, got {basis_dim}")
         nnz = n * m + (float(np.sum(ranks)) if diagonal else m * float(np.sum(ranks)))
-        flops = m * n * n + (float(np.sum(ranks)) if diagonal else float(np.sum(ranks)) * m * m)
+        if diagonal:
+            nnz += 6.0 * m + n_kernels * m        # m 3-dim cones and the p linear rows
+            flops = (m + n) ** 3 / 3.0
+            memory = _BASE_BYTES + _BYTES_PER_NNZ * nnz + 8.0 * (m + n) ** 2
+            return {"nnz": int(nnz), "flops_per_iteration": flops, "memory_bytes": int(memory),
+                    "seconds": _ITERATIONS_ELEMENTWISE * flops / _FLOPS_PER_SECOND_ELEMENTWISE}
+        flops = m * n * n + float(np.sum(ranks)) * m * m
     flops += n ** 3 / 3.0
     memory = _BASE_BYTES + _BYTES_PER_NNZ * nnz + 8.0 * n * n
     return {"nnz": int(nnz), "flops_per_iteration": flops, "memory_bytes": int(memory),

@@ -1150,7 +1150,7 @@ def sensitivity_table(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask:
 def evaluate_sm1(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.ndarray,
                  betas: np.ndarray, C: float, max_seconds: float, max_memory_gb: float,
                  device: str = "auto", log=None, eval_mask: np.ndarray | None = None,
-                 classifier: Callable[[float], object] | None = None,
+                 classifier: Callable[[float], object] | None = None, sm1_form: str = "elementwise",
                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """SM1 (Lanckriet et al. 2004, 1-norm soft margin, QCQP) per task on one
     split, then the classifier (the paper: an SVM; ``classifier`` as in
@@ -1166,6 +1166,9 @@ def evaluate_sm1(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.n
     ``max_seconds`` (all tasks) or ``max_memory_gb`` (one fit), nothing is
     fitted: the tables are empty and the reason is logged (the paper could
     not run SM1 on its larger network either).
+
+    ``sm1_form`` is :class:`biokernels.solvers.sm1.SM1`'s ``form``: the
+    default elementwise cones, or ``"per_kernel"`` (the reference form).
 
     Returns
     -------
@@ -1197,7 +1200,7 @@ def evaluate_sm1(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.n
         if y.min() == y.max() or yte[:, k].min() == yte[:, k].max():
             roc_rows.append({"method": "SM1", "task": task, "auc": np.nan})
             continue
-        mu = SM1(C=C).fit_factors(factors, y, traces, basis=P[train]).weights_
+        mu = SM1(C=C, form=sm1_form).fit_factors(factors, y, traces, basis=P[train]).weights_
         weight_rows.extend({"method": "SM1", "task": task, "beta": b, "weight": float(w)}
                            for b, w in zip(betas, mu))
         Ktr, Kte = blocks(mu @ S / n)
