@@ -50,7 +50,8 @@ proportional to the ``ν_i``; see ``SM1._diagonal_constraints``). The same
 feasible set, but the interior-point KKT system loses the dense block that
 p cones of dimension m + 2 make: 3-4x less time per fit on the Ligand-size
 network (``benchmarks/bench_sm1.py``). Where Clarabel stalls on it short of
-its default tolerances, the fit falls back to the per-kernel cones.
+its default tolerances, the fit falls back to the same without column
+scales, then to the per-kernel cones.
 
 :func:`sm1_cost` / :func:`sm1_fits` estimate memory and time beforehand so a
 workflow can skip SM1 on a network that is too large, with a logged reason.
@@ -414,8 +415,9 @@ class SM1:
         else:
             # The tight gap (reduced tolerances = Clarabel's defaults); where the
             # elementwise form stalls short of those (rounding near a degenerate optimum),
-            # the per-kernel cones; last, the per-kernel cones at Clarabel's defaults,
-            # whose own "AlmostSolved" (reduced tolerances 5e-5) is reported as inaccurate.
+            # its unscaled variant, then the per-kernel cones; last, the per-kernel cones
+            # at Clarabel's defaults, whose own "AlmostSolved" (reduced tolerances 5e-5)
+            # is reported as inaccurate.
             plan = [(form, tight, _TIGHT_GAP)]
             if form == "elementwise":
                 plan += [("elementwise_unscaled", tight, _TIGHT_GAP), ("per_kernel", tight, _TIGHT_GAP)]
