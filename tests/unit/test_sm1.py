@@ -259,6 +259,39 @@ def test_a_failed_elementwise_solve_is_solved_again_with_per_kernel_cones(monkey
     np.testing.assert_array_equal(m.weights_, ref.weights_)
 
 
+def test_an_accepted_fit_attains_its_reported_value():
+    """A badly scaled problem (one trace-normalised kernel, C = 0.0047, τ ~ 1e-6):
+    a stalled solve of the elementwise form once reported a value 5e-6 above
+    what its α attains. The value α attains is the SVM criterion at the fit, so
+    an "optimal" fit must attain its reported optimum (rel 1e-6), and agree
+    with the per-kernel form and the dense blocks to the same bound."""
+    rng = np.random.default_rng(507)
+    n = int(rng.integers(20, 61))
+    ntr = int(rng.integers(6, n))
+    rng.integers(1, 7)
+    beta = np.exp(rng.uniform(np.log(0.005), np.log(20), 1))[0]
+    pe = rng.uniform(0.05, 0.5)
+    r2 = np.random.default_rng(7)
+    A = np.triu((r2.random((n, n)) < pe).astype(float), 1)
+    A += A.T
+    lam, V = np.linalg.eigh(np.diag(A.sum(1)) - A)
+    train = np.sort(r2.choice(n, ntr, replace=False))
+    y = np.where(r2.random(ntr) < 0.5, 1.0, -1.0)
+    rng.random()
+    s = np.exp(-beta * lam)
+    s /= s.sum()
+    C = (10.0 ** rng.uniform(-3, 3, 3))[0]
+    fits = [SM1(C).fit_factors([np.sqrt(s)], y, [1.0], basis=V[train]),
+            SM1(C, form="per_kernel").fit_factors([np.sqrt(s)], y, [1.0], basis=V[train]),
+            SM1(C).fit([(V[train] * s) @ V[train].T], y, [1.0])]
+    for m in fits:
+        assert m.status_ == "optimal"
+        w = V[train].T @ m.dual_coef_
+        attained = 2 * m.alpha_.sum() - float(np.sum(s * w ** 2))
+        assert m.objective_ == pytest.approx(attained, rel=1e-6, abs=1e-9)
+        assert m.objective_ == pytest.approx(fits[1].objective_, rel=1e-6, abs=1e-9)
+
+
 def test_psd_factor_reconstructs_and_truncates():
     rng = np.random.default_rng(2)
     B = rng.normal(size=(12, 4))
@@ -290,6 +323,18 @@ def test_bad_inputs_raise(data):
         SM1(C=0).fit([block], y[TR], [r])
     with pytest.raises(ValueError, match="form"):
         SM1(form="cones").fit([block], y[TR], [r])
+    for bad in (1.0, -0.1, np.nan):          # 1 would drop every component: all kernels zero
+        with pytest.raises(ValueError, match="rank_rtol"):
+            SM1(rank_rtol=bad).fit([block], y[TR], [r])
+    F = np.ones(N_TRAIN)
+    with pytest.raises(ValueError, match="one row per label"):
+        SM1().fit_factors([F], y[TR][:-1], [1e3], basis=np.eye(N_TRAIN))
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        SM1().fit_factors([F], y[TR], [1e3], basis=np.full((N_TRAIN, N_TRAIN), np.nan))
+    with pytest.raises(ValueError, match="m >= 1"):
+        SM1().fit_factors([np.ones(0)], y[TR], [1e3], basis=np.ones((N_TRAIN, 0)))
+    with pytest.raises(RuntimeError, match="status 'user_limit'"):    # stopped after 1 iteration
+        SM1(solver_opts={"max_iter": 1}).fit([block], y[TR], [r])
     with pytest.raises(RuntimeError, match="fit"):
         SM1().decision_function([K[np.ix_(TE, TR)]])
     m = SM1().fit([block], y[TR], [r])
@@ -318,3 +363,9 @@ def test_cost_model_and_budget():
     assert small["nnz"] == 10 * 50 * 100
     with pytest.raises(ValueError):
         sm1_cost(100, 3, [10, 10])
+    for bad in (dict(n_train=2.5), dict(n_kernels=-1), dict(n_train=np.nan), dict(rank=2.7)):
+        with pytest.raises(ValueError, match="integer"):
+            sm1_cost(**{"n_train": 100, "n_kernels": 3, "rank": 10, **bad})
+    for bad in (dict(max_seconds=np.nan), dict(max_memory_bytes=-1.0), dict(n_fits=1.9)):
+        with pytest.raises(ValueError):
+            sm1_fits(100, 3, 10, **bad)

@@ -81,6 +81,11 @@ _DEFAULT_OPTS = {"CLARABEL": {"tol_gap_abs": _TIGHT_GAP, "tol_gap_rel": _TIGHT_G
                               "reduced_tol_gap_abs": _DEFAULT_GAP, "reduced_tol_gap_rel": _DEFAULT_GAP,
                               "reduced_tol_feas": 1e-8, "reduced_tol_ktratio": 1e-6}}
 _FALLBACK_OPTS = {"CLARABEL": {"tol_gap_abs": _DEFAULT_GAP, "tol_gap_rel": _DEFAULT_GAP}}  # defaults
+# A solve is accepted only if the value its α attains, 2 Σα - max_i α'G(K_i)α / r_i · c,
+# equals the reported optimum to rel 1e-6 (the unit tests' bound on values, two orders
+# above the gaps; floor 1e-9 = 10x the absolute gap). Interior-point residuals of 1e-8
+# can be large against τ on badly scaled problems (issue #20 review).
+_VALUE_RTOL, _VALUE_ATOL = 1e-6, 1e-9
 
 
 @functools.lru_cache(maxsize=1)
@@ -267,9 +272,11 @@ class SM1:
         The ``c`` used.
     solver_ : str
     status_ : str
-        ``"optimal"`` when the duality gap and feasibility tolerances of
-        ``gap_tolerance_`` hold, else cvxpy's status (``"optimal"`` with the
-        user's ``solver_opts``, or ``"optimal_inaccurate"``).
+        ``"optimal"`` when the solver's tolerances hold (those of
+        ``gap_tolerance_`` with the default options) and the value that
+        ``alpha_`` attains, ``2 Σα - c max_i α'G(K_i)α / r_i``, equals the
+        reported optimum to rel 1e-6 (floor 1e-9); else
+        ``"optimal_inaccurate"``, with a RuntimeWarning.
     gap_tolerance_ : float or None
         The relative and absolute duality-gap tolerance met with the
         default options: 1e-10, or Clarabel's default 1e-8 where the
@@ -368,7 +375,8 @@ class SM1:
             As :meth:`fit`, for factors whose shapes do not match ``y`` and
             ``basis``, or non-finite entries.
         RuntimeError
-            If the solver fails.
+            If the solver fails (an error, or a status other than optimal /
+            optimal_inaccurate) in every form it tries.
         """
         import cvxpy as cp
 
@@ -388,10 +396,15 @@ class SM1:
         c = float(np.mean(r)) if self.trace is None else float(self.trace)
         if not np.isfinite(c) or c <= 0:
             raise ValueError(f"trace: expected a finite number > 0, got {self.trace}")
+        rtol = float(self.rank_rtol)
+        if not 0.0 <= rtol < 1.0:
+            raise ValueError(f"rank_rtol: expected a number in [0, 1), got {self.rank_rtol}")
         U = None if basis is None else np.asarray(basis, dtype=np.float64)
-        if U is not None and (U.ndim != 2 or U.shape[0] != n or not np.all(np.isfinite(U))):
-            raise ValueError(f"basis: expected a finite (n_train, m) = ({n}, m) array, got shape "
-                             f"{U.shape}")
+        if U is not None and (U.ndim != 2 or U.shape[0] != n or U.shape[1] < 1):
+            raise ValueError(f"basis: expected shape (n_train, m) with one row per label ({n} "
+                             f"labels) and m >= 1 columns, got shape {U.shape}")
+        if U is not None and not np.all(np.isfinite(U)):
+            raise ValueError("basis: holds NaN or infinite entries")
         m = n if U is None else U.shape[1]
         col_sq = np.ones(m) if U is None else np.sum(U ** 2, axis=0)   # ||U e_j||²
         for i, F in enumerate(factors):
@@ -429,23 +442,27 @@ class SM1:
                 warnings.simplefilter("ignore", UserWarning)      # cvxpy's "may be inaccurate"
                 try:
                     prob.solve(solver=solver, **opts)
-                except cp.error.SolverError:
+                except cp.error.SolverError as err:
                     if last:
-                        raise
+                        raise RuntimeError(f"SM1: solver {solver} failed ({err})") from err
                     continue
-            if prob.status == "optimal":
+            if prob.status not in ("optimal", "optimal_inaccurate"):
+                if last:
+                    raise RuntimeError(f"SM1: solver {solver} returned status {prob.status!r}")
+                continue
+            attained = self._attained(factors, y, U, r, c, C, alpha.value)
+            consistent = abs(prob.value - attained) <= _VALUE_RTOL * abs(prob.value) + _VALUE_ATOL
+            accepted = consistent and (prob.status == "optimal" or gap == _TIGHT_GAP)
+            if accepted:
+                if prob.status != "optimal":
+                    gap = _DEFAULT_GAP      # stalled, with the reduced tolerances (the defaults) met
                 break
-            if prob.status == "optimal_inaccurate" and gap == _TIGHT_GAP:
-                gap = _DEFAULT_GAP          # stalled, with the reduced tolerances (the defaults) met
-                break
-            if last:
-                gap = None
-        if prob.status not in ("optimal", "optimal_inaccurate"):
-            raise RuntimeError(f"SM1: solver {solver} returned status {prob.status!r}")
-        status = "optimal" if gap is not None else prob.status
+        gap = gap if accepted else None
+        status = "optimal" if accepted else "optimal_inaccurate"
         if status == "optimal_inaccurate":
-            warnings.warn(f"SM1: solver {solver} reports an inaccurate solution", RuntimeWarning,
-                          stacklevel=2)
+            warnings.warn(f"SM1: solver {solver} reports an inaccurate solution (status "
+                          f"{prob.status!r}; optimal value {prob.value:.10g}, value attained by "
+                          f"its alpha {attained:.10g})", RuntimeWarning, stacklevel=2)
 
         nu = np.concatenate([np.asarray(k.dual_value, dtype=np.float64).ravel()
                              for k in kernel_cons])
@@ -470,6 +487,17 @@ class SM1:
         self.n_iter_ = getattr(prob.solver_stats, "num_iters", None)
         self.solve_time_ = time.perf_counter() - t_start
         return self
+
+    @staticmethod
+    def _attained(factors, y, U, r, c, C, alpha) -> float:
+        """The QCQP's objective at ``α`` (clipped to ``[0, C]``):
+        ``2 Σ α - c max_i ||F_i' U'(y∘α)||² / r_i``, the SVM criterion the
+        returned solution attains, independent of the solver's ``τ``."""
+        a = np.clip(np.asarray(alpha, dtype=np.float64), 0.0, C)
+        base = y * a if U is None else U.T @ (y * a)
+        q = [float(np.sum((F * base) ** 2)) if F.ndim == 1 else float(np.sum((F.T @ base) ** 2))
+             for F in factors]
+        return float(2 * a.sum() - c * max(qi / ri for qi, ri in zip(q, r)))
 
     def _problem(self, form, factors, y, U, r, c, C):
         """The cvxpy problem of :meth:`fit_factors` in ``form``, each kernel
@@ -645,6 +673,16 @@ _ITERATIONS_ELEMENTWISE = 20
 _FLOPS_PER_SECOND_ELEMENTWISE = 1.5e9
 
 
+def _is_count(value, least: int) -> bool:
+    """Whether ``value`` is an integer (a whole float too) >= ``least``."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (int, np.integer)):
+        return value >= least
+    return (isinstance(value, (float, np.floating)) and math.isfinite(value)
+            and float(value).is_integer() and value >= least)
+
+
 def sm1_cost(n_train: int, n_kernels: int, rank, basis_dim: int | None = None,
              diagonal: bool = False) -> dict:
     """Rough memory and time of one SM1 fit (before building it).
@@ -690,11 +728,18 @@ def sm1_cost(n_train: int, n_kernels: int, rank, basis_dim: int | None = None,
     Raises
     ------
     ValueError
-        If a size is not a positive integer or ``rank`` has the wrong length.
+        If a size is not an integer >= 1, a rank not an integer >= 0, or
+        ``rank`` has the wrong length.
     """
-    ranks = np.broadcast_to(np.asarray(rank, dtype=np.int64), (int(n_kernels),)) \
-        if np.ndim(rank) == 0 else np.asarray(rank, dtype=np.int64)
-    if n_train < 1 or n_kernels < 1 or ranks.size != n_kernels or np.any(ranks < 0):
+    for name, value in (("n_train", n_train), ("n_kernels", n_kernels), ("basis_dim", basis_dim)):
+        if value is not None and not _is_count(value, 1):
+            raise ValueError(f"sm1_cost: {name} must be an integer >= 1, got {value!r}")
+    r_in = np.asarray(rank)
+    if r_in.ndim > 1 or not all(_is_count(v, 0) for v in r_in.ravel().tolist()):
+        raise ValueError(f"sm1_cost: rank must be an integer >= 0 or one per kernel, got {rank!r}")
+    ranks = np.broadcast_to(r_in.astype(np.int64), (int(n_kernels),)) \
+        if r_in.ndim == 0 else r_in.astype(np.int64)
+    if ranks.size != n_kernels:
         raise ValueError(f"sm1_cost: need n_train, n_kernels >= 1 and {n_kernels} ranks >= 0; got "
                          f"n_train={n_train}, n_kernels={n_kernels}, rank={rank}")
     n = float(n_train)
@@ -746,10 +791,15 @@ def sm1_fits(n_train: int, n_kernels: int, rank, basis_dim: int | None = None,
     Raises
     ------
     ValueError
-        As :func:`sm1_cost`, or ``n_fits < 1``.
+        As :func:`sm1_cost`, or ``n_fits`` not an integer >= 1, or a budget
+        not a finite number > 0.
     """
-    if int(n_fits) < 1:
-        raise ValueError(f"n_fits: expected >= 1, got {n_fits}")
+    if not _is_count(n_fits, 1):
+        raise ValueError(f"n_fits: expected an integer >= 1, got {n_fits!r}")
+    for name, value in (("max_memory_bytes", max_memory_bytes), ("max_seconds", max_seconds)):
+        if not (isinstance(value, (int, float, np.integer, np.floating)) and math.isfinite(value)
+                and value > 0):
+            raise ValueError(f"sm1_fits: {name} must be a finite number > 0, got {value!r}")
     est = sm1_cost(n_train, n_kernels, rank, basis_dim=basis_dim, diagonal=diagonal)
     total = est["seconds"] * int(n_fits)
     desc = (f"SM1 estimate for n_train={n_train}, p={n_kernels}: {est['nnz']:,} conic non-zeros, "
