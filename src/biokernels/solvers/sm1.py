@@ -522,13 +522,12 @@ class SM1:
             kernel_cons = []
             for i, F in enumerate(factors):
                 scale = math.sqrt(c / r[i])
-                expr = (scale * F).T @ base if F.ndim == 2 and F.shape[1] else None
                 if F.ndim == 1:                   # a diagonal factor, as one cone
-                    sq = F ** 2
-                    keep = np.flatnonzero(sq > self.rank_rtol * sq.max()) if sq.max() > 0 else []
-                    expr = cp.multiply(scale * F[keep], base[keep]) if len(keep) else None
-                kernel_cons.append((cp.sum_squares(expr) <= tau) if expr is not None
-                                   else (tau >= 0))
+                    keep = np.flatnonzero(F ** 2 > self.rank_rtol * np.max(F ** 2, initial=0.0))
+                    expr = cp.multiply(scale * F[keep], base[keep]) if keep.size else None
+                else:
+                    expr = (scale * F).T @ base if F.shape[1] else None
+                kernel_cons.append(tau >= 0 if expr is None else cp.sum_squares(expr) <= tau)
         eq = y @ alpha == 0
         prob = cp.Problem(cp.Maximize(2 * cp.sum(alpha) - tau),
                           cons + kernel_cons + [eq, alpha >= 0, alpha <= C])

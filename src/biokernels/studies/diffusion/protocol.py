@@ -1191,6 +1191,7 @@ def evaluate_sm1(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.n
         return sm1_empty_tables()
     S = diffusion_spectra(d, betas) * n
     factors = [np.sqrt(s) for s in S]
+    basis = P[train]                      # the shared left factor of every training block
     traces = S.sum(axis=1)
     blocks = KernelBlocks(P, train, test, device)
     roc_rows, weight_rows = [], []
@@ -1200,7 +1201,7 @@ def evaluate_sm1(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np.n
         if y.min() == y.max() or yte[:, k].min() == yte[:, k].max():
             roc_rows.append({"method": "SM1", "task": task, "auc": np.nan})
             continue
-        mu = SM1(C=C, form=sm1_form).fit_factors(factors, y, traces, basis=P[train]).weights_
+        mu = SM1(C=C, form=sm1_form).fit_factors(factors, y, traces, basis=basis).weights_
         weight_rows.extend({"method": "SM1", "task": task, "beta": b, "weight": float(w)}
                            for b, w in zip(betas, mu))
         Ktr, Kte = blocks(mu @ S / n)
