@@ -192,3 +192,17 @@ def test_wrong_layouts_say_what_they_look_like(tmp_path):
     with pytest.raises(InputError, match=r"x\.zip: named \.zip but not zip-compressed: it looks like text "
                                          r"starting with 'plain'; rename it without \.zip"):
         read_biogrid_tab3(zipped_name)
+
+
+@pytest.mark.parametrize("column, renamed", [("Organism ID Interactor A", "Organism Id Interactor A"),
+                                             ("Experimental System Type", "Experimental system type")])
+def test_tab3_with_a_renamed_column_names_it_and_the_closest_header(tmp_path, column, renamed):
+    """A TAB3 file (37 columns) whose header had one column renamed is not
+    TAB2 (24 columns, 'Organism Interactor A'): the missing column and the
+    closest header present are named."""
+    path = tmp_path / "BIOGRID-ORGANISM-Saccharomyces_cerevisiae_S288c-4.4.235.tab3.txt"
+    path.write_text(tab3_text().replace(column, renamed, 1))
+    with pytest.raises(InputError, match=rf"line 1: a BioGRID TAB3 header \(37 columns\) without column\(s\) "
+                                         rf"'{column}' \(closest header present: '{renamed}'\)") as err:
+        read_biogrid_tab3(path)
+    assert "TAB2" not in str(err.value)

@@ -474,3 +474,113 @@ def test_gzip_tables_are_read_by_content(tmp_path):
     p = tmp_path / "inst_info"                                        # a .txt.gz linked without its suffix
     p.write_bytes(gzip.compress(b"inst_id\tpert_id\tcell_id\tpert_type\ni1\tA\tX\ttrt_cp\n"))
     assert read_sample_info(p).loc["i1", "cell_id"] == "X"
+
+
+# --- a GCT 1.3 / GCTX that carries its own metadata (issue #27) ----------------
+# Column metadata as clue.io's GCT 1.3 / GCTX files write it (CMap field names,
+# pert_idose text with its unit), row metadata with the GCT name pr_is_lmark;
+# the canonical_smiles field stands in for pert_info.
+EMB_SMILES = {"A": "CCO", "B": "c1ccccc1"}
+EMB_COLS = [("s0", "A", "X", "trt_cp", "10 µM"), ("s1", "A", "X", "trt_cp", "1 µM"),
+            ("s2", "B", "X", "trt_cp", "10 µM"), ("s3", "B", "Y", "trt_cp", "-666"),
+            ("c0", "DMSO", "X", "ctl_vehicle", "-666"), ("c1", "DMSO", "Y", "ctl_vehicle", "-666")]
+FILES_KEY = "drug_screen.sources.mine.files"
+
+
+def _embedded(tmp_path, fmt, drop=()):
+    """A 5-gene x 6-sample matrix with its metadata inside, as GCT 1.3 text or GCTX."""
+    from biokernels.io.gctx import write_gct
+
+    ids = [c[0] for c in EMB_COLS]
+    data = pd.DataFrame(np.arange(1.0, 31.0).reshape(5, 6), index=GENES, columns=ids)
+    col = pd.DataFrame({"pert_id": [c[1] for c in EMB_COLS], "cell_id": [c[2] for c in EMB_COLS],
+                        "pert_type": [c[3] for c in EMB_COLS], "pert_idose": [c[4] for c in EMB_COLS],
+                        "pert_itime": "24 h", "pert_iname": [c[1].lower() for c in EMB_COLS],
+                        "canonical_smiles": [EMB_SMILES.get(c[1], "-666") for c in EMB_COLS]}, index=ids)
+    row = pd.DataFrame({"pr_gene_symbol": [f"G{g}" for g in GENES], "pr_is_lmark": [1, 1, 1, 1, 0]}, index=GENES)
+    gct = GCT(data=data, row_meta=row.drop(columns=[c for c in drop if c in row]),
+              col_meta=col.drop(columns=[c for c in drop if c in col]))
+    path = tmp_path / f"plate.{fmt}"
+    (write_gct if fmt == "gct" else write_gctx)(path, gct)
+    return path, data
+
+
+@pytest.mark.parametrize("fmt", ["gct", "gctx"])
+def test_geo_tables_from_the_matrix_metadata_alone(tmp_path, fmt):
+    """Only the matrix: its column and row metadata give the GEO-layout
+    sample, perturbagen and gene tables (written and read back as the
+    workflow does), and the preprocessing on them keeps the landmarks that
+    pr_is_lmark marks and the planted pairs."""
+    from biokernels.io.cmap import matrix_table, read_gene_info, read_sample_info
+
+    path, data = _embedded(tmp_path, fmt)
+    files = {}
+    for table in ("sample_info", "pert_info", "gene_info"):
+        files[table] = tmp_path / f"{table}.txt"
+        matrix_table(path, table, f"{FILES_KEY}.{table}").to_csv(files[table], sep="\t", index=False)
+    pert = read_l1000_table(files["pert_info"], ["pert_id", "pert_type", "canonical_smiles"], index="pert_id")
+    assert pert.loc[["A", "B"], "canonical_smiles"].tolist() == ["CCO", "c1ccccc1"]   # one row per pert_id
+    assert pert.loc["A", "pert_iname"] == "a" and len(pert) == 3
+    genes = read_gene_info(files["gene_info"])
+    assert genes["pr_is_lm"].astype(float).tolist() == [1, 1, 1, 1, 0]                # pr_is_lmark read as pr_is_lm
+    meta = read_sample_info(files["sample_info"])
+    assert list(meta.index) == [c[0] for c in EMB_COLS] and meta.loc["s1", "pert_idose"] == "1 µM"
+    res = preprocess_cmap(path, ["A", "B"], sample_meta=meta, gene_info=genes, log2_transform=False,
+                          missing_controls="drop")
+    assert list(res.genes["gene_id"]) == G4                     # gene 999 is not a landmark
+    counts = res.counts.set_index("reason")["n"]
+    assert counts["treatment dose < 0, e.g. -666 missing code (dropped)"] == 1       # s3
+    assert sorted(res.pairs.index) == ["A:X", "B:X"]
+    np.testing.assert_allclose(res.expression.loc["A:X"], data.loc[G4, ["s0", "s1"]].mean(axis=1))
+    np.testing.assert_allclose(res.controls.loc["X"], data.loc[G4, "c0"])
+
+
+@pytest.mark.parametrize("table, drop, field", [("pert_info", ["canonical_smiles"], "canonical_smiles"),
+                                                ("sample_info", ["cell_id"], "cell_id"),
+                                                ("gene_info", ["pr_is_lmark"], "pr_is_lm")])
+def test_a_field_in_neither_place_names_the_config_key(tmp_path, table, drop, field):
+    from biokernels.io.cmap import matrix_table
+
+    path, _ = _embedded(tmp_path, "gct", drop=drop)
+    with pytest.raises(InputError) as err:
+        matrix_table(path, table, f"{FILES_KEY}.{table}")
+    msg = str(err.value)
+    assert str(path) in msg and f"set {FILES_KEY}.{table}" in msg and repr(field) in msg
+    assert "\n" not in msg
+
+
+def test_a_gene_table_with_the_gct_landmark_name(tmp_path):
+    """A gene_info file whose landmark flag is named as in GCT row metadata
+    (pr_is_lmark) or in cmapR's files (is_lm) reads as pr_is_lm."""
+    from biokernels.io.cmap import read_gene_info
+
+    for name in ("pr_is_lmark", "is_lm"):
+        p = tmp_path / f"{name}.txt"
+        p.write_text(f"pr_gene_id\tpr_gene_symbol\t{name}\n5720\tPSME1\t1\n466\tATF1\t0\n")
+        assert read_gene_info(p)["pr_is_lm"].tolist() == ["1", "0"]
+    p = tmp_path / "none.txt"
+    p.write_text("pr_gene_id\tpr_gene_symbol\n5720\tPSME1\n")
+    with pytest.raises(InputError, match=r"none.txt: missing column\(s\) \['pr_is_lm'\]"):
+        read_gene_info(p)
+
+
+@pytest.mark.skipif(not REAL.is_file(), reason="cmapR's modzs_n272x978.gctx not in ../shared/data")
+def test_real_cmapr_gctx_gives_its_sample_and_gene_tables():
+    """cmapR's level-5 GCTX carries cell_id, pert_id, pert_idose, pert_itime,
+    pert_type and, per row, pr_gene_symbol and is_lm (all 978 landmarks),
+    but no SMILES: the sample and gene tables come from it, the perturbagen
+    table must be configured (the message says which key and field)."""
+    import h5py
+
+    from biokernels.io.cmap import matrix_table
+
+    sample = matrix_table(REAL, "sample_info", f"{FILES_KEY}.sample_info")
+    genes = matrix_table(REAL, "gene_info", f"{FILES_KEY}.gene_info")
+    with h5py.File(REAL, "r") as f:  # independent read
+        cid = [x.decode() for x in f["0/META/COL/id"][:]]
+        is_lm = f["0/META/ROW/is_lm"][:]
+    assert sample["inst_id"].tolist() == cid and (sample["pert_type"] == "trt_cp").all()
+    assert (sample["pert_idose"] == "10 µM").sum() == 218                        # PROVENANCE.md: 218 at 10 µM
+    assert len(genes) == 978 and (genes["pr_is_lm"] == 1).sum() == int((is_lm == 1).sum()) == 978
+    with pytest.raises(InputError, match=rf"lacks \['canonical_smiles'\].*set {FILES_KEY}.pert_info"):
+        matrix_table(REAL, "pert_info", f"{FILES_KEY}.pert_info")

@@ -419,3 +419,62 @@ def test_registry_entry_and_sha256_pins(cohort_files):
                                          r"sha256.platform\)"):
         COHORT_READERS["geo_series_matrix"](sm, gpl, time_key="t.rfs", event_key="e.rfs",
                                             sha256={"platform": "0" * 64}, collapse="max_mean", name="planted")
+
+
+# --- real files of other GEO layouts (issue #27) ------------------------------------------------
+
+def test_sequencing_platform_soft_without_a_table_says_what_is_missing(tmp_path):
+    """GEO's SOFT of a sequencing platform (GPL16791, Illumina HiSeq 2500)
+    has the platform's header lines and no '!platform_table_begin' block: no
+    probe ids, so no probe-to-gene table to read."""
+    soft = tmp_path / "GPL16791_family.soft"
+    soft.write_text("\n".join([
+        "^DATABASE = GeoMiame", "!Database_name = Gene Expression Omnibus (GEO)",
+        "^PLATFORM = GPL16791", "!Platform_title = Illumina HiSeq 2500 (Homo sapiens)",
+        "!Platform_geo_accession = GPL16791", "!Platform_status = Public on Mar 14 2013",
+        "!Platform_technology = high-throughput sequencing", "!Platform_distribution = virtual",
+        "!Platform_organism = Homo sapiens", "!Platform_taxid = 9606", "!Platform_data_row_count = 0",
+        "^SAMPLE = GSM1153814", "!Sample_title = sample 1", "!Sample_platform_id = GPL16791"]) + "\n")
+    with pytest.raises(InputError, match=r"GPL16791_family\.soft: platform GPL16791 has no probe table .*"
+                                         r"high-throughput sequencing.*a sequencing platform\?.*needs a "
+                                         r"probe-to-gene table"):
+        geo.read_platform_annotation(soft)
+
+
+def test_geo_dataset_soft_given_as_a_platform_is_named(tmp_path):
+    """A GEO DataSet (GDS507.soft: ^DATABASE, ^DATASET, !dataset_* lines,
+    a table ID_REF / IDENTIFIER / GSM...) is not a platform annotation."""
+    gds = tmp_path / "GDS507.soft.gz"
+    lines = ["^DATABASE = Geo", "!Database_name = Gene Expression Omnibus (GEO)", "^DATASET = GDS507",
+             "!dataset_title = Renal clear cell carcinoma (HG-U133B)", "!dataset_platform = GPL97",
+             "!dataset_sample_count = 2", "!dataset_value_type = count", "^SUBSET = GDS507_1",
+             "!subset_dataset_id = GDS507", "!subset_description = normal", "!subset_sample_id = GSM11815",
+             "!subset_type = disease state", "^DATASET = GDS507", "#ID_REF = Platform reference identifier",
+             "#IDENTIFIER = identifier", "!dataset_table_begin", "ID_REF\tIDENTIFIER\tGSM11815\tGSM11832",
+             "200000_s_at\tPRPF8\t4254.0\t5298.2", "200001_at\tCAPNS1\t17996.2\t12010.7", "!dataset_table_end"]
+    with gzip.open(gds, "wt") as fh:
+        fh.write("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=r"GDS507\.soft\.gz, line 3: looks like a GEO DataSet \(GDS\) SOFT file "
+                                         r"\(GDS507\) of platform GPL97.*expected a platform \(GPL\) annotation or "
+                                         r"SOFT file, e\.g\. GPL97\.annot\.gz"):
+        geo.read_platform_annotation(gds)
+
+
+@pytest.mark.parametrize("quoting", ["all", "minimal"])
+def test_comma_separated_series_matrix_is_named(tmp_path, cohort_files, quoting):
+    """A series matrix re-exported comma-separated: R's write.csv quotes every
+    field ("!Sample_geo_accession","GSM1",...), a spreadsheet only where
+    needed (!Sample_geo_accession,GSM1,...)."""
+    import csv
+    import io
+
+    text = gzip.decompress(cohort_files[0].read_bytes()).decode()
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL if quoting == "all" else csv.QUOTE_MINIMAL, lineterminator="\n")
+    for line in text.splitlines():
+        writer.writerow(geo._split(line) if line else [])
+    path = tmp_path / "GSE99999_series_matrix.csv"
+    path.write_text(out.getvalue())
+    with pytest.raises(InputError, match=r"GSE99999_series_matrix\.csv, line 1: a comma-separated series matrix "
+                                         r".*GEO series matrices are tab-separated"):
+        geo.read_series_matrix(path)

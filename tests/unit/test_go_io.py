@@ -228,7 +228,8 @@ def test_obo_cycle_and_wrong_file_are_named(tmp_path, files):
 def test_gaf_rows_and_header_counts(files):
     rows, info = read_gaf(files[0])
     # 4 header comments + 1 comment between annotations; 20 annotation lines
-    assert info == {"gaf_version": "2.2", "lines": 25, "comment_lines": 5, "blank_lines": 0, "rows": 20}
+    assert info == {"gaf_version": "2.2", "lines": 25, "comment_lines": 5, "blank_lines": 0,
+                    "illegal_lines_skipped": 0, "rows": 20}
     assert rows["NOT"].sum() == 3                              # rows 6, 9, 11
     assert rows.loc[rows["NOT"], "Qualifier"].tolist() == ["NOT|contributes_to", "NOT|involved_in",
                                                             "NOT|involved_in"]
@@ -369,11 +370,11 @@ def test_malformed_fields_name_file_line_and_field(tmp_path, edit, message):
 
 def test_layout_errors(tmp_path, files):
     lines = gaf_text().splitlines()
-    lines[6] = "\t".join(lines[6].split("\t")[:16])
+    lines[6] = "\t".join(lines[6].split("\t")[:14])     # 15-17 columns are GAF 2.x (16, 17 optional)
     short = tmp_path / "short.gaf"
     short.write_text("\n".join(lines) + "\n")
-    with pytest.raises(InputError, match=r"short\.gaf: line 7: expected 17 tab-separated columns \(GAF 2\.x\), "
-                                         r"found 16"):
+    with pytest.raises(InputError, match=r"short\.gaf: line 7, 14 tab-separated columns, expected 15 to 17 "
+                                         r"\(GAF 2\.x\) \(1 illegal of 20 annotation lines"):
         read_gaf(short)
     # GAF 1.0 (15 columns) is refused by its header
     old = tmp_path / "old.gaf"
@@ -430,3 +431,73 @@ def test_gaf_21_qualifiers_are_read(tmp_path, files):
     Y, counts = go_annotation_labels(rows, read_obo(files[1]), **settings())
     assert counts["rows_not"] == 1 and set(Y.index) == {"Y1", "Y2", "Y4"} and Y.loc["Y2"].sum() == 0
     assert np.array_equal(Y.loc["Y1", sorted(ANCESTORS[D])].to_numpy(), np.ones(5))
+
+
+# --------------------------------------------------------------------------- GAFs as GO member databases write them
+
+# SGD's sgd.gaf header: comment lines before the version line (other members write the same: MGI, PomBase, ...)
+MEMBER_HEADER = ["!generated-by: SGD", "!date-generated: 2024-06-17", "!URL: https://www.yeastgenome.org",
+                 "!Contact Email: sgd-helpdesk@lists.stanford.edu", "!gaf-version: 2.2", "!"]
+
+
+def member_gaf(rows=ROWS) -> list[str]:
+    """The planted rows under a member database's header; rows alternate 17,
+    16 and 15 columns (the optional columns 16 and 17 left off)."""
+    lines = list(MEMBER_HEADER)
+    for k, line in enumerate(gaf_text(rows).splitlines()[4:]):
+        lines.append(line if line.startswith("!") else "\t".join(line.split("\t")[:17 - k % 3]))
+    return lines
+
+
+def test_member_database_gaf_with_comments_first_and_15_or_16_columns_reads(tmp_path, files):
+    path = tmp_path / "member.gaf"
+    path.write_text("\n".join(member_gaf()) + "\n")
+    assert {len(x.split("\t")) for x in member_gaf() if not x.startswith("!")} == {15, 16, 17}
+    rows, info = read_gaf(path)
+    ref, _ = read_gaf(files[0])
+    # the same annotations as the canonical file (only the line numbers move: 6 header lines instead of 4)
+    pd.testing.assert_frame_equal(rows.drop(columns="line"), ref.drop(columns="line"))
+    assert (rows["line"] - ref["line"]).eq(2).all()
+    assert info["gaf_version"] == "2.2" and info["illegal_lines_skipped"] == 0 and info["rows"] == 20
+
+
+def test_one_illegal_line_is_skipped_and_counted(tmp_path, files):
+    # 160 annotation lines (the planted rows 8 times), one with an evidence code GO does not define:
+    # 1 / 160 = 0.6 % <= 1 %, so the line is skipped and counted
+    body = [x for x in gaf_text().splitlines()[4:] if not x.startswith("!")] * 8
+    fields = body[100].split("\t")
+    fields[6] = "IPX"
+    body[100] = "\t".join(fields)
+    path = tmp_path / "one_bad.gaf"
+    path.write_text("\n".join(MEMBER_HEADER + body) + "\n")
+    rows, info = read_gaf(path)
+    bad_line = len(MEMBER_HEADER) + 101
+    assert info["illegal_lines_skipped"] == 1 and info["rows"] == 159 and bad_line not in set(rows["line"])
+    # the count reaches the study's counts (load_gaf's dict: the diffusion study's "annotations" summary)
+    _, counts = load_gaf(path, files[1], go_id_column="DB_Object_Synonym", go_evidence_exclude=["ND"],
+                         go_taxon=559292, proteins=NETWORK)
+    assert counts["illegal_lines_skipped"] == 1
+
+
+def test_many_illegal_lines_are_refused_naming_them(tmp_path):
+    body = [x for x in gaf_text().splitlines()[4:] if not x.startswith("!")] * 8      # 160 lines
+    first = len(MEMBER_HEADER) + 1
+    broken = {10: (6, "IPX"), 40: (4, ""), 70: (8, "Z")}                           # evidence, GO id, aspect
+    for i, (col, value) in broken.items():
+        fields = body[i].split("\t")
+        fields[col] = value
+        body[i] = "\t".join(fields)
+    body[20] = "\t".join(body[20].split("\t")[:12])                                # 12 columns
+    path = tmp_path / "bad.gaf"
+    path.write_text("\n".join(MEMBER_HEADER + body) + "\n")
+    # 4 of 160 (2.5 %) > 1 %: refused, the lines in file order with what is wrong in each
+    with pytest.raises(InputError, match=(
+            rf"bad\.gaf: line {first + 10}, column 7 \(Evidence_Code\): expected a GO evidence code .*got 'IPX'; "
+            rf"line {first + 20}, 12 tab-separated columns, expected 15 to 17 \(GAF 2\.x\); "
+            rf"line {first + 40}, column 5 \(GO_ID\): expected a GO id GO:nnnnnnn, got ''; "
+            rf"line {first + 70}, column 9 \(Aspect\): expected P, F or C, got 'Z' "
+            r"\(4 illegal of 160 annotation lines, 2\.5 %; at most 1 % are skipped\)")):
+        read_gaf(path)
+    # a larger tolerance reads it, the 4 lines counted
+    rows, info = read_gaf(path, max_illegal_share=0.05)
+    assert info["illegal_lines_skipped"] == 4 and len(rows) == 156

@@ -169,7 +169,7 @@ def test_primary_matrix_to_long_table_with_planted_values_and_counts(tmp_path):
         "compounds": 4, "compounds_without_smiles": 1, "compounds_several_smiles": 1,
         "compounds_differing_smiles": 0, "compounds_without_name": 1,
         "compounds_several_columns": 1,         # K1
-        "model_table_layout": "Model.csv",
+        "model_table_layout": "Model.csv", "model_table_rows_without_id": 0, "model_table_models_without_name": 0,
         "models_not_in_mapping": 1, "values_model_not_in_mapping": 4,      # ACH-999999's 4 finite values
         "models_failed_str": 0, "values_model_failed_str": 0,
         "models_without_name": 0, "values_model_without_name": 0,
@@ -217,7 +217,7 @@ def test_older_model_tables_give_the_same_table(tmp_path, layout):
     pd.testing.assert_frame_equal(v, ref[ref["cell_id"] != "MCF7"].reset_index(drop=True))
     models, mc = dio.read_models(files["models"])
     assert mc == {"layout": "cell-line-info.csv", "models": 5, "rows_without_model_id": 0,
-                  "stripped_from_ccle_name": 5}
+                  "models_without_any_name": 0, "stripped_from_ccle_name": 5}
     assert models.loc["ACH-000002", "stripped_name"] == "HT29"
     v_all, c_all = dio.load_prism_primary(files, require_str_profiling=False)
     assert c_all["models_failed_str"] == 0 and "MCF7" in set(v_all["cell_id"])
@@ -268,6 +268,7 @@ def test_secondary_auc_duplicates_over_screens_and_counts(tmp_path):
     assert c == {"format": "prism_secondary", "response": "auc", "input_rows": 11,
                  "rows_without_broad_id": 1, "rows_without_model_id": 1, "rows_failed_str": 1,
                  "rows_str_unknown": 1, "values_missing": 1, "values_not_positive": 0, "model_table_layout": "Model.csv",
+                 "model_table_rows_without_id": 0, "model_table_models_without_name": 0,
                  "models_not_in_mapping": 1, "rows_model_not_in_mapping": 1,
                  "models_failed_str": 0, "rows_model_failed_str": 0,
                  "models_without_name": 0, "rows_model_without_name": 0,
@@ -485,3 +486,45 @@ def test_registry_is_the_schema_enum_and_checks_settings(tmp_path):
                                                 "cell_pattern": "^([^_]+)_"}, "f", {"table": long})
     assert v["cell_id"].tolist() == ["PC3", "MCF7"] and c == {"format": "long", "rows": 2, "values_missing": 1}
     assert np.isnan(v["viability"].iloc[1])
+
+
+def test_r_na_in_model_tables_is_missing_never_a_cell_line_called_na(tmp_path):
+    """PRISM's cell-line-info (R's write.csv) writes NA where a row has no
+    DepMap id or CCLE name, as for its control barcodes. Here the matrix row
+    ACH-999999 (not in the usual model table) is such a row: depmap_id and
+    ccle_name NA; ACH-000005 (not in the matrix) has ccle_name NA; two rows
+    have row_name NA."""
+    ref, ref_counts = dio.load_prism_primary(primary_release(tmp_path / "ref", models="cell_line_info"))
+    files = primary_release(tmp_path / "na", models="cell_line_info")
+    head = ["row_name", "depmap_id", "ccle_name", "primary_tissue", "secondary_tissue", "tertiary_tissue",
+            "passed_str_profiling"]
+    rows = [[m, m, None if m == "ACH-000005" else ccle, "tissue", NA, NA, m != "ACH-000004"]
+            for m, _, _, ccle in MODELS]
+    rows += [["ACH-999999", NA, NA, NA, NA, NA, NA], [NA, NA, NA, NA, NA, NA, NA],
+             [NA, NA, "X_LUNG", "lung", NA, NA, True]]
+    r_csv(files["models"], head, rows)
+    assert files["models"].read_text().count(",NA") > 10          # written as R writes a missing value
+    v, c = dio.load_prism_primary(files)
+    assert "NA" not in set(v["cell_id"])
+    # ACH-999999's values are dropped as those of a model without a name (4 compound values: K1, K2, K4, K5),
+    # where the usual model table dropped them as a model not in the mapping; nothing else changes
+    pd.testing.assert_frame_equal(v, ref)
+    assert (ref_counts["models_not_in_mapping"], ref_counts["values_model_not_in_mapping"]) == (1, 4)
+    assert (c["models_not_in_mapping"], c["models_without_name"], c["values_model_without_name"]) == (0, 1, 4)
+    assert c["model_table_rows_without_id"] == 2 and c["model_table_models_without_name"] == 2
+    models, mc = dio.read_models(files["models"])
+    assert "NA" not in set(models.index) and models.loc["ACH-000005", ["stripped_name", "ccle_name"]].eq("").all()
+    assert mc["rows_without_model_id"] == 2 and mc["models_without_any_name"] == 2
+
+
+def test_r_na_depmap_id_of_secondary_rows_is_a_missing_id(tmp_path):
+    """The secondary table's empty depmap_id written as R writes it (NA): the
+    row is dropped as one without a model id, not taken for a model 'NA'."""
+    files = secondary_release(tmp_path)
+    _, ref = dio.load_prism_secondary(files)
+    text = files["dose_response"].read_text()
+    row = next(x for x in text.splitlines() if x.startswith(f'"{K[5]}",""'))
+    files["dose_response"].write_text(text.replace(row, row.replace(f'"{K[5]}",""', f'"{K[5]}",NA', 1)))
+    _, c = dio.load_prism_secondary(files)
+    assert c["rows_without_model_id"] == ref["rows_without_model_id"] == 1
+    assert c["models_not_in_mapping"] == ref["models_not_in_mapping"] == 1        # ACH-999999 only

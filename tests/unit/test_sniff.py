@@ -269,3 +269,19 @@ def test_readers_refuse_an_excel_workbook_with_the_sniffers_words(tmp_path, name
     pd.DataFrame({"a": [1]}).to_excel(path, engine="openpyxl", index=False)
     with pytest.raises(InputError, match=r"an Excel workbook \(\.xlsx\): export the sheet as CSV"):
         reader(path)
+
+
+def test_real_variants_of_geo_go_and_biogrid_files_are_named(tmp_path):
+    """Issue #27: files as their producers write them, told for what they are."""
+    gds = "^DATABASE = Geo\n!Database_name = Gene Expression Omnibus (GEO)\n^DATASET = GDS507\n" \
+          "!dataset_platform = GPL97\n"
+    assert str(sniff(write(tmp_path, "GDS507.soft", gds))) == "a GEO DataSet (GDS) SOFT file (GDS507)"
+    c = sniff(write(tmp_path, "sm.csv", '"!Series_title","A series"\n"!Sample_geo_accession","GSM1","GSM2"\n'))
+    assert c.kind == "geo_series_matrix" and c.what == "a comma-separated GEO series matrix"
+    # SGD, MGI, PomBase, ... write comment lines before the version line
+    sgd = "!generated-by: SGD\n!date-generated: 2024-06-17\n!URL: https://www.yeastgenome.org\n" \
+          "!gaf-version: 2.2\n!\nSGD\tS000000001\tTFC3\n"
+    assert sniff(write(tmp_path, "sgd.gaf", sgd)).what == "a GAF 2.2 annotation file"
+    # a TAB3 header (37 columns) with its organism column renamed is still TAB3-like, not TAB2 (24 columns)
+    cols = ["#BioGRID Interaction ID"] + [f"c{i}" for i in range(35)] + ["Organism Id Interactor A"]
+    assert sniff(write(tmp_path, "b.tab3.txt", "\t".join(cols) + "\n")).what == "a BioGRID TAB3 file (37 columns)"

@@ -24,6 +24,7 @@ are unweighted (weight 1), as the paper's networks.
 from __future__ import annotations
 
 import csv
+import difflib
 import logging
 import re
 from pathlib import Path
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 
 #: First header field of a BioGRID TAB2/TAB3 file.
 TAB3_FIRST_COLUMN = "#BioGRID Interaction ID"
+#: Columns of a BioGRID TAB2 file (TAB3 has 37).
+TAB2_COLUMNS = 24
 #: id_column setting -> the TAB3 column pair's name (without " A"/" B").
 ID_COLUMNS = {
     "entrez": "Entrez Gene Interactor",
@@ -92,7 +95,9 @@ def read_biogrid_tab3(path: str | Path, system_type: str = "physical", taxid: in
     InputError
         Unknown setting value; a missing, empty or wrongly named file, or
         one that is not BioGRID TAB3 (what it looks like is said: TAB2,
-        PSI-MITAB, an HTML page, ...); a line (numbered) with more fields
+        PSI-MITAB, an HTML page, ...); a TAB3 header without a column read
+        here (the column and the closest header present are named); a
+        truncated or corrupt gzip or zip member; a line (numbered) with more fields
         than the header, an empty field where BioGRID writes ``-`` (a short
         line), a system type other than physical/genetic, an organism id
         or Entrez id that is not an integer; or no interaction left.
@@ -105,7 +110,10 @@ def read_biogrid_tab3(path: str | Path, system_type: str = "physical", taxid: in
     with open_text(path, "a BioGRID TAB3 file (BIOGRID-*.tab3.txt)", member=zip_member) as fh:
         first = fh.readline().rstrip("\r\n")
         header = first.split("\t")
-        if header[0] != TAB3_FIRST_COLUMN or _ORGANISM[0] not in header:
+        # TAB2 (24 columns) names the organism "Organism Interactor A"; a header of more columns is TAB3's, even
+        # with a column renamed (then the column is named below, with the closest one present)
+        tab3_like = _ORGANISM[0] in header or len(header) > TAB2_COLUMNS
+        if header[0] != TAB3_FIRST_COLUMN or not tab3_like:
             raise InputError(f"{path}: line 1: expected the BioGRID TAB3 header ('{TAB3_FIRST_COLUMN}', ..., "
                              f"'{_ORGANISM[0]}', ...; 37 columns), found {describe_content(path, zip_member)}; "
                              "give the TAB3 file of a BioGRID release (BIOGRID-ORGANISM-<release>.tab3.zip or "
@@ -114,7 +122,13 @@ def read_biogrid_tab3(path: str | Path, system_type: str = "physical", taxid: in
         needed = [_SYSTEM_TYPE, *_ORGANISM, *id_cols]
         missing = [c for c in needed if c not in header]
         if missing:
-            raise InputError(f"{path}: line 1: the header lacks column(s) {missing} of BioGRID TAB3")
+            near = {c: difflib.get_close_matches(c, [h for h in header if h not in needed], n=1, cutoff=0.6)
+                    for c in missing}
+            said = "; ".join(f"{c!r}" + (f" (closest header present: {near[c][0]!r})" if near[c] else "")
+                             for c in missing)
+            raise InputError(f"{path}: line 1: a BioGRID TAB3 header ({len(header)} columns) without column(s) "
+                             f"{said}; the reader needs {needed} by these names: give the TAB3 file of a BioGRID "
+                             "release as published, or restore the renamed column(s)")
         dup = sorted({c for c in header if header.count(c) > 1})
         if dup:
             raise InputError(f"{path}: line 1: column(s) {dup} appear more than once in the header")

@@ -68,6 +68,7 @@ from scipy import sparse
 from biokernels.errors import InputError
 from biokernels.io.download import PROGRESS_EVERY_S, Progress
 from biokernels.io.gctx import open_matrix
+from biokernels.io.opener import open_binary
 
 TREATMENT = "trt_cp"
 CONTROL = "ctl_vehicle"
@@ -116,14 +117,16 @@ def read_l1000_table(path: str | Path, required: list[str], index: str | None = 
     Raises
     ------
     InputError
-        File missing, a required column missing, or duplicated index values
-        (the message names the file, the column and up to 5 values).
+        File missing, a truncated or corrupt gzip stream (the lines read
+        before are said), a required column missing, or duplicated index
+        values (the message names the file, the column and up to 5 values).
     """
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: file not found")
-    df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, encoding="utf-8",
-                     encoding_errors="replace", compression=table_compression(path))
+    with open_binary(path) as handle:   # gzip by its bytes; truncated or corrupt: InputError (biokernels.io.opener)
+        df = pd.read_csv(handle, sep="\t", dtype=str, keep_default_na=False, encoding="utf-8",
+                         encoding_errors="replace", compression=None)
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise InputError(f"{path}: missing column(s) {missing}; found {list(df.columns)[:12]}")
@@ -148,9 +151,117 @@ def read_sample_info(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: file not found")
-    header = pd.read_csv(path, sep="\t", nrows=0, compression=table_compression(path)).columns
+    with open_binary(path) as handle:
+        header = pd.read_csv(handle, sep="\t", nrows=0, compression=None).columns
     index = next((c for c in ("inst_id", "sig_id") if c in header), header[0])
     return read_l1000_table(path, ["pert_id", "cell_id", "pert_type"], index=index)
+
+
+#: The GEO-layout tables a matrix's own metadata can stand in for (a GCT 1.3
+#: or GCTX carries per-column and per-row fields: GCTX ``0/META/COL`` and
+#: ``0/META/ROW``, GCT 1.3 the cdesc and rdesc blocks): table -> (metadata
+#: axis, fields it must have, with CMap's names).
+MATRIX_TABLES = {
+    "sample_info": ("col", ["pert_id", "cell_id", "pert_type"]),
+    "pert_info": ("col", ["pert_id", "pert_type", "canonical_smiles"]),
+    "gene_info": ("row", ["pr_gene_id", "pr_gene_symbol", "pr_is_lm"]),
+}
+#: Other names of those fields -> CMap's GEO names: CMap LINCS 2020's
+#: (``cell_iname``, ``cmap_name``), GCT row metadata's ``pr_is_lmark`` and
+#: cmapR's example files' ``is_lm`` / ``is_bing``.
+META_ALIASES = {"cell_iname": "cell_id", "cmap_name": "pert_iname", "pr_is_lmark": "pr_is_lm", "is_lm": "pr_is_lm",
+                "is_bing": "pr_is_bing"}
+_PERT_FIELDS = ["pert_id", "pert_iname", "pert_type", "canonical_smiles", "inchi_key"]
+
+
+def with_cmap_names(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the fields of :data:`META_ALIASES` renamed to CMap's GEO
+    names, unless that name is already a field (the first alias wins)."""
+    names: dict[str, str] = {}
+    for alias, name in META_ALIASES.items():
+        if alias in df.columns and name not in df.columns and name not in names.values():
+            names[alias] = name
+    return df.rename(columns=names)
+
+
+def read_gene_info(path: str | Path) -> pd.DataFrame:
+    """GEO ``gene_info`` (as :func:`read_l1000_table`, str) with the fields
+    ``pr_gene_id``, ``pr_gene_symbol`` and ``pr_is_lm``; the landmark flag
+    may be named as in GCT row metadata (``pr_is_lmark``) or cmapR's files
+    (``is_lm``), see :data:`META_ALIASES`.
+
+    Raises
+    ------
+    InputError
+        Missing file, or one of the three fields absent under every name.
+    """
+    df = with_cmap_names(read_l1000_table(path, []))
+    missing = [c for c in MATRIX_TABLES["gene_info"][1] if c not in df.columns]
+    if missing:
+        raise InputError(f"{path}: missing column(s) {missing}; found {list(df.columns)[:12]}")
+    return df
+
+
+def matrix_table(path: str | Path, table: str, config_key: str) -> pd.DataFrame:
+    """A GEO-layout table built from a matrix's own metadata, for a source
+    that does not configure that file.
+
+    Parameters
+    ----------
+    path : path
+        GCTX or GCT 1.3 text (told apart by content).
+    table : {"sample_info", "pert_info", "gene_info"}
+        ``sample_info``: one row per matrix column, ``inst_id`` (the column
+        id) then every column field; ``pert_info``: one row per ``pert_id``
+        with ``pert_iname``, ``pert_type``, ``canonical_smiles``,
+        ``inchi_key`` where present; ``gene_info``: one row per matrix row,
+        ``pr_gene_id`` (the row id where that field is absent, as
+        :func:`preprocess_cmap` does) then every row field. Fields named as
+        in :data:`META_ALIASES` take CMap's names.
+    config_key : str
+        The config key that gives the table instead (named in errors).
+
+    Returns
+    -------
+    DataFrame, ready for ``to_csv(sep="\\t", index=False)``.
+
+    Raises
+    ------
+    InputError
+        The metadata lacks a field of :data:`MATRIX_TABLES` (one message
+        naming the matrix, every missing field and ``config_key``), or a
+        ``pert_id`` has different perturbagen fields in two columns.
+    """
+    from biokernels.io.gctx import read_gctx_meta
+
+    if table not in MATRIX_TABLES:
+        raise ValueError(f"table: expected one of {list(MATRIX_TABLES)}, got {table!r}")
+    axis, required = MATRIX_TABLES[table]
+    meta = with_cmap_names(read_gctx_meta(path, axis=axis))
+    ids = meta.index.astype(str)
+    if table == "gene_info" and "pr_gene_id" not in meta.columns:
+        meta.insert(0, "pr_gene_id", ids)
+    missing = [c for c in required if c not in meta.columns]
+    if missing:
+        what = "column" if axis == "col" else "row"
+        raise InputError(f"{path}: the matrix's {what} metadata lacks {missing} (it has {list(meta.columns)[:12]}); "
+                         f"set {config_key} to a GEO {table} table with them")
+    if table == "sample_info":
+        out = meta.drop(columns=["inst_id", "sig_id"], errors="ignore")
+        out.insert(0, "inst_id", ids)
+        return out.reset_index(drop=True)
+    if table == "gene_info":
+        return meta.reset_index(drop=True)
+    pert = meta[[c for c in _PERT_FIELDS if c in meta.columns]].drop_duplicates()
+    pert["pert_id"] = pert["pert_id"].astype(str)
+    dup = pert["pert_id"][pert["pert_id"].duplicated()]
+    if len(dup):
+        rows = pert[pert["pert_id"] == dup.iloc[0]]
+        differ = [c for c in rows.columns if rows[c].nunique(dropna=False) > 1]
+        raise InputError(f"{path}: pert_id {dup.iloc[0]!r} has different {differ} in different columns of the "
+                         f"matrix's column metadata ({len(dup.unique())} pert_id(s) so); set {config_key} to a "
+                         "GEO pert_info table with one row per pert_id")
+    return pert.reset_index(drop=True)
 
 
 def _text(values) -> np.ndarray:

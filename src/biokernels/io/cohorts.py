@@ -51,7 +51,6 @@ symbol are dropped and counted.
 
 from __future__ import annotations
 
-import gzip
 import io
 import logging
 from pathlib import Path
@@ -61,6 +60,7 @@ import pandas as pd
 
 from biokernels.errors import InputError
 from biokernels.io.networks import read_table
+from biokernels.io.opener import open_binary, open_text
 
 log = logging.getLogger(__name__)
 
@@ -313,8 +313,7 @@ def read_arff_cohort(path: str | Path, time_col: str = "t.tdm", event_col: str =
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: expected an ARFF file, found nothing")
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:
+    with open_text(path, "gzip" if path.suffix == ".gz" else None) as fh:   # damaged gzip: InputError
         text = fh.read()
     try:
         data, _meta = arff.loadarff(io.StringIO(text))
@@ -345,15 +344,18 @@ def read_arff_cohort(path: str | Path, time_col: str = "t.tdm", event_col: str =
 
 def _read_numeric_matrix(path: str | Path) -> pd.DataFrame:
     try:  # the header as written (pandas would rename a repeated name G1 -> G1.1)
-        first = pd.read_csv(path, sep="\t", header=None, nrows=1, dtype=str, keep_default_na=False).iloc[0]
+        with open_binary(path) as fh:   # gzip by content; damaged: InputError, said by read_table below
+            first = pd.read_csv(fh, sep="\t", header=None, nrows=1, dtype=str, keep_default_na=False,
+                                compression=None).iloc[0]
     except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError, OSError):
         first = None  # the reader below names the problem
     if first is not None and first.iloc[1:].duplicated().any():
         dup = sorted(set(first.iloc[1:][first.iloc[1:].duplicated()]))
         raise InputError(f"{path}: header: duplicated gene column(s) {dup[:3]} (expected each gene once)")
     try:  # fast path: a clean numeric table
-        fast = pd.read_csv(path, sep="\t", index_col=0, na_values=["", "NA", "NaN", "nan", "na", "?"],
-                           keep_default_na=False)
+        with open_binary(path) as fh:
+            fast = pd.read_csv(fh, sep="\t", index_col=0, na_values=["", "NA", "NaN", "nan", "na", "?"],
+                               keep_default_na=False, compression=None)
         if (fast.shape[1] >= 1 and all(pd.api.types.is_numeric_dtype(t) for t in fast.dtypes)
                 and fast.index.is_unique and not fast.columns.duplicated().any()
                 and not any(str(c).startswith("Unnamed:") for c in fast.columns)

@@ -85,7 +85,6 @@ from __future__ import annotations
 
 import csv
 import difflib
-import gzip
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -95,6 +94,7 @@ import numpy as np
 import pandas as pd
 
 from biokernels.errors import InputError
+from biokernels.io.opener import open_binary, open_text
 from biokernels.io.sniff import sniff
 
 log = logging.getLogger(__name__)
@@ -124,9 +124,11 @@ def check_table_file(path, what: str = "a table") -> str:
     its separator (:func:`table_separator`).
 
     What the file holds is told from its first 64 KiB (decompressed for
-    gzip) by :func:`biokernels.io.sniff.sniff`. Pandas infers compression
-    and the separator from the name only, so a mismatch would otherwise
-    surface as a confusing parse or decoding error.
+    gzip) by :func:`biokernels.io.sniff.sniff`. The readers take the
+    separator from the name, so a mismatch would otherwise surface as a
+    confusing parse or decoding error; they decompress by content
+    (:func:`biokernels.io.opener.open_binary`), so a gzip stream damaged past
+    its first 64 KiB is an :class:`InputError` when it is met.
 
     Raises
     ------
@@ -181,7 +183,9 @@ def _read_text_table(path, what: str, **kw) -> tuple[pd.DataFrame, str]:
     ('' when empty); errors as :class:`InputError` naming the file."""
     sep = check_table_file(path, what)
     try:
-        table = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, **kw)
+        with open_binary(path) as fh:    # a truncated or corrupt gzip: InputError (biokernels.io.opener)
+            table = pd.read_csv(fh, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8", compression=None,
+                                **kw)
     except pd.errors.EmptyDataError as e:
         raise InputError(f"{path}: empty file, expected {what} with a header") from e
     except pd.errors.ParserError as e:
@@ -255,7 +259,8 @@ def read_viability(path, columns: dict, cell_pattern: str = r"^(.+)$") -> pd.Dat
     rx = _cell_regex(cell_pattern)
     sep = check_table_file(path, "a viability table")
     try:
-        table = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
+        with open_binary(path) as fh:    # a truncated or corrupt gzip: InputError (biokernels.io.opener)
+            table = pd.read_csv(fh, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8", compression=None)
     except FileNotFoundError as e:
         raise InputError(f"{path}: viability table not found") from e
     except IsADirectoryError as e:
@@ -536,8 +541,13 @@ def read_models(path) -> tuple[pd.DataFrame, dict]:
         field or the row says NA). Where the layout has no stripped name, or a row's is empty,
         it is the CCLE name up to its first ``_`` (CCLE names are
         ``<STRIPPED>_<TISSUE>``), counted.
-    counts : dict ``layout``, ``models``, ``rows_without_model_id`` (skipped),
-        ``stripped_from_ccle_name``.
+    counts : dict ``layout``, ``models``, ``rows_without_model_id`` (skipped:
+        the id empty or R's ``NA``), ``models_without_any_name`` (every name
+        field empty or ``NA``, as PRISM's control barcodes: kept with ''
+        names, so that their values are dropped and counted as
+        ``models_without_name`` by the readers), ``stripped_from_ccle_name``.
+        :data:`NA_STRINGS` (``NA``, ...) in the id and name fields are read
+        as missing: no model or cell line is ever called ``NA``.
 
     Raises
     ------
@@ -567,11 +577,11 @@ def read_models(path) -> tuple[pd.DataFrame, dict]:
         raise InputError(f"{path}: no cell line name column; the {layout} layout needs "
                          f"{[c for c in (cols['stripped_name'], cols['ccle_name']) if c]} (either)")
     ids = table[cols["id"]]
-    empty = ids == ""
+    empty = ids.isin(NA_STRINGS)      # R writes a missing id or name as NA: never a model or cell line "NA"
     out = pd.DataFrame({"line": np.arange(len(table)) + 2}, index=pd.Index(ids.to_numpy(), name="model_id"))
     for f in ("cell_line_name", "stripped_name", "ccle_name"):
         c = cols[f]
-        out[f] = table[c].to_numpy() if c and c in table.columns else ""
+        out[f] = table[c].mask(table[c].isin(NA_STRINGS), "").to_numpy() if c and c in table.columns else ""
     derive = (out["stripped_name"] == "") & (out["ccle_name"] != "")
     out.loc[derive, "stripped_name"] = out.loc[derive, "ccle_name"].str.split("_", n=1).str[0]
     if cols["passed_str"] and cols["passed_str"] in table.columns:
@@ -585,10 +595,15 @@ def read_models(path) -> tuple[pd.DataFrame, dict]:
         lines = out.loc[out.index == first, "line"].tolist()[:2]
         raise InputError(f"{path}: lines {lines}, field {cols['id']!r}: model id {first!r} appears twice; "
                          "expected one row per model")
+    nameless = (out[["cell_line_name", "stripped_name", "ccle_name"]] == "").all(axis=1)
     counts = {"layout": layout, "models": int(len(out)), "rows_without_model_id": int(empty.sum()),
+              "models_without_any_name": int(nameless.sum()),
               "stripped_from_ccle_name": int(derive[~empty.to_numpy()].sum())}
     if counts["rows_without_model_id"]:
-        log.warning("%s: %d row(s) without a model id skipped", path, counts["rows_without_model_id"])
+        log.warning("%s: %d row(s) without a model id (empty or NA) skipped", path, counts["rows_without_model_id"])
+    if counts["models_without_any_name"]:
+        log.warning("%s: %d model(s) without a cell line name (empty or NA; e.g. control barcodes): their values "
+                    "are dropped (models_without_name)", path, counts["models_without_any_name"])
     return out, counts
 
 
@@ -775,8 +790,7 @@ def _read_matrix(path) -> pd.DataFrame:
     strings; InputError for duplicated row or column ids, an empty row id,
     a value that is not a number or is infinite (line and column named)."""
     sep = check_table_file(path, "a PRISM log-fold-change matrix")
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", newline="") as handle:
+    with open_text(path, newline="") as handle:
         header = next(csv.reader(handle, delimiter=sep), [])
     cols = header[1:]
     seen: dict[str, int] = {}
@@ -789,8 +803,9 @@ def _read_matrix(path) -> pd.DataFrame:
         raise InputError(f"{path}: line 1: no treatment columns; expected the PRISM matrix layout (first column the "
                          "DepMap ids, one column per treatment column_name)")
     try:
-        m = pd.read_csv(path, sep=sep, index_col=0, na_values=list(NA_STRINGS), keep_default_na=False,
-                        dtype={header[0] or "Unnamed: 0": str})
+        with open_binary(path) as fh:
+            m = pd.read_csv(fh, sep=sep, index_col=0, na_values=list(NA_STRINGS), keep_default_na=False,
+                            dtype={header[0] or "Unnamed: 0": str}, encoding="utf-8", compression=None)
     except pd.errors.ParserError as e:
         raise InputError(f"{path}: cannot parse as a {'tab' if sep == chr(9) else 'comma'}-separated matrix "
                          f"(a row with more fields than the header?): {e}") from None
@@ -973,6 +988,8 @@ def read_prism_primary(logfold_change, treatment_info, models, *, dose_um: float
     # models -> cell lines
     mdl, mcounts = read_models(models)
     counts["model_table_layout"] = mcounts["layout"]
+    counts["model_table_rows_without_id"] = mcounts["rows_without_model_id"]
+    counts["model_table_models_without_name"] = mcounts["models_without_any_name"]
     cells, reason = _map_models(M.index, mdl, models, cell_field, cell_pattern, require_str_profiling)
     whys = ["model_not_in_mapping", "model_failed_str", "model_without_name"]
     if cell_lines:
@@ -1092,8 +1109,9 @@ def read_prism_secondary(dose_response, models, *, response: str = "auc", screen
     if np.isinf(value).any():
         i = int(np.flatnonzero(np.isinf(value.to_numpy()))[0])
         raise InputError(f"{dose_response}: line {_line(i)}, field {response!r}: infinite value")
-    df = pd.DataFrame({"row": np.arange(1, len(table) + 1), "broad_id": table["broad_id"].to_numpy(),
-                       "model": table["depmap_id"].to_numpy(), "screen": table["screen_id"].to_numpy(),
+    ids = {c: table[c].mask(table[c].isin(NA_STRINGS), "").to_numpy() for c in ("broad_id", "depmap_id")}  # R's NA
+    df = pd.DataFrame({"row": np.arange(1, len(table) + 1), "broad_id": ids["broad_id"],
+                       "model": ids["depmap_id"], "screen": table["screen_id"].to_numpy(),
                        "smiles": table["smiles"].to_numpy(), "value": value.to_numpy(np.float64)})
     df["name"] = table["name"].to_numpy() if "name" in table.columns else ""
     counts["input_rows"] = int(len(df))
@@ -1123,6 +1141,8 @@ def read_prism_secondary(dose_response, models, *, response: str = "auc", screen
         counts["values_not_positive"] = 0
     mdl, mcounts = read_models(models)
     counts["model_table_layout"] = mcounts["layout"]
+    counts["model_table_rows_without_id"] = mcounts["rows_without_model_id"]
+    counts["model_table_models_without_name"] = mcounts["models_without_any_name"]
     ids = pd.unique(df.loc[reason == "", "model"])
     cells, why = _map_models(ids, mdl, models, cell_field, cell_pattern, require_str_profiling)
     whys = ["model_not_in_mapping", "model_failed_str", "model_without_name"]
@@ -1185,6 +1205,9 @@ READ_COUNTS = {
     "format": "reader format (VIABILITY_READERS key)",
     "response": "secondary response column (auc as is; ic50/ec50 as log10 of µM)",
     "model_table_layout": "layout of the model table (Model.csv, sample_info.csv, cell-line-info.csv)",
+    "model_table_rows_without_id": "model-table rows whose model id is empty or NA (skipped)",
+    "model_table_models_without_name": "model-table models whose every name is empty or NA, e.g. PRISM control "
+                                       "barcodes (their values dropped, counted in models_without_name)",
     "rows": "rows of the long table passed on (one per compound and model)",
     "input_rows": "data rows of the secondary table",
     "matrix_models": "rows (models) of the primary matrix",
@@ -1203,8 +1226,8 @@ READ_COUNTS = {
     "compounds_several_smiles": "compounds whose smiles field lists several structures (the first used)",
     "compounds_differing_smiles": "compounds whose rows give different SMILES (the first row's used)",
     "compounds_without_name": "compounds without a name (kept: drugs are matched by structure)",
-    "rows_without_broad_id": "rows with an empty broad_id (dropped)",
-    "rows_without_model_id": "rows with an empty depmap_id (dropped)",
+    "rows_without_broad_id": "rows with an empty or NA broad_id (dropped)",
+    "rows_without_model_id": "rows with an empty or NA depmap_id (dropped)",
     "rows_failed_str": "rows with passed_str_profiling FALSE (dropped)",
     "rows_str_unknown": "rows with passed_str_profiling NA (kept: not known to have failed)",
     "values_missing": "missing (NA) values (dropped)",

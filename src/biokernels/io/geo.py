@@ -65,7 +65,6 @@ that is not gzip) is described by what it looks like
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import logging
 import re
@@ -77,6 +76,7 @@ import numpy as np
 import pandas as pd
 
 from biokernels.errors import InputError
+from biokernels.io.opener import open_binary
 from biokernels.io.sniff import Content, describe_content, sniff
 
 log = logging.getLogger(__name__)
@@ -119,18 +119,16 @@ def _head(path: Path, n: int = 4096) -> tuple[bool, bytes]:
         raw = fh.read(n)
     if raw[:2] != _GZIP_MAGIC:
         return False, raw
-    try:
-        with gzip.open(path, "rb") as fh:
-            return True, fh.read(n)
-    except (OSError, EOFError) as err:
-        raise InputError(f"{path}: gzip header but the data cannot be decompressed ({err}); "
-                         "the download may be truncated") from None
+    with open_binary(path, "gzip") as fh:     # damaged gzip: InputError (biokernels.io.opener)
+        return True, fh.read(n)
 
 
 def _open_binary(path: str | Path, what: str) -> tuple[io.BufferedIOBase, bytes]:
     """Open a plain or gzip file as a binary handle; gzip is recognised by its
     magic bytes (downloads are stored without extension). Returns the handle
-    and the head of the content (for messages)."""
+    and the head of the content (for messages). A truncated or corrupt gzip
+    stream raises :class:`InputError` wherever it is met while reading
+    (:func:`biokernels.io.opener.open_binary`)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: expected {what}, found {'a folder' if path.is_dir() else 'nothing'}")
@@ -138,14 +136,19 @@ def _open_binary(path: str | Path, what: str) -> tuple[io.BufferedIOBase, bytes]
     if path.suffix == ".gz" and not is_gz:
         raise InputError(f"{path}: named .gz but not gzip-compressed; it looks like {describe_content(path)} "
                          f"(expected {what})")
-    raw = gzip.open(path, "rb") if is_gz else open(path, "rb")
-    return io.BufferedReader(raw) if is_gz else raw, head
+    return open_binary(path, "gzip" if is_gz else None), head
 
 
 def _open_text(path: str | Path, what: str) -> tuple[io.TextIOBase, bytes]:
     """As :func:`_open_binary`, decoded as UTF-8 (errors replaced, universal newlines)."""
     raw, head = _open_binary(path, what)
     return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None), head
+
+
+#: A series-matrix metadata line whose key is followed by a comma or semicolon
+#: (``"!Sample_geo_accession","GSM1"`` of R's write.csv, ``!Series_title,...``
+#: of a spreadsheet saved as CSV), not GEO's tab.
+_CSV_META = re.compile(r'^"?!(?:Series|Sample)_\w+"?([,;])')
 
 
 def _split(line: str) -> list[str]:
@@ -232,8 +235,10 @@ def read_series_matrix(path: str | Path, na_values: Iterable[str] = ()) -> Serie
     ------
     InputError
         The file is missing, not a series matrix (SOFT, HTML, MINiML, ...:
-        said what it looks like), a ``.gz`` that is not gzip, truncated (no
-        ``!series_matrix_table_end``); a ``!Sample_`` line with a number of
+        said what it looks like), comma- or semicolon-separated (a re-export),
+        a ``.gz`` that is not gzip, truncated (no ``!series_matrix_table_end``,
+        or a gzip stream that ends early or is corrupt: the lines read
+        before are said); a ``!Sample_`` line with a number of
         values different from ``!Sample_geo_accession``'s; a table header
         that does not start with ``ID_REF`` or whose GSM ids differ from
         ``!Sample_geo_accession``; a row with a wrong number of fields, a
@@ -246,33 +251,36 @@ def read_series_matrix(path: str | Path, na_values: Iterable[str] = ()) -> Serie
     sample_lines: list[tuple[int, str, list[str]]] = []
     begin = None
     with fh:
-        try:
-            for n, raw_line in enumerate(fh, start=1):
-                line = raw_line.decode("utf-8", errors="replace").rstrip("\r\n")
-                if not line.strip():
-                    continue
-                if line.strip().lower() == "!series_matrix_table_begin":
-                    begin = n
-                    break
-                if line.startswith("!Series_"):
-                    key, _, rest = line.partition("\t")
-                    series.setdefault(key[len("!Series_"):], []).extend(_split(rest) if rest else [])
-                elif line.startswith("!Sample_"):
-                    key, _, rest = line.partition("\t")
-                    sample_lines.append((n, key[len("!Sample_"):], _split(rest) if rest else []))
-                elif line.startswith("!"):
-                    series.setdefault(line.partition("\t")[0][1:], []).extend(_split(line.partition("\t")[2]))
-                else:
-                    raise InputError(f"{path}, line {n}: expected a '!Series_' or '!Sample_' metadata line "
-                                     f"before the table, found {line[:60]!r}; the file looks like "
-                                     f"{_looks(path)}, not a series matrix")
-            if begin is None:
-                raise InputError(f"{path}: no '!series_matrix_table_begin' line; the file looks like "
-                                 f"{_looks(path)}, not a GEO series matrix (GSEnnn_series_matrix.txt.gz)")
-            buf = fh.read()  # the table, as bytes (pandas parses bytes; no decoded copy of the whole file)
-        except (OSError, EOFError) as err:  # gzip: truncated stream / bad CRC
-            raise InputError(f"{path}: the data cannot be decompressed to its end ({err}); "
-                             "the download may be truncated") from None
+        for n, raw_line in enumerate(fh, start=1):
+            line = raw_line.decode("utf-8", errors="replace").rstrip("\r\n")
+            if not line.strip():
+                continue
+            if line.strip().lower() == "!series_matrix_table_begin":
+                begin = n
+                break
+            csv_meta = _CSV_META.match(line)
+            if csv_meta:
+                sep = "comma" if csv_meta.group(1) == "," else "semicolon"
+                raise InputError(f"{path}, line {n}: a {sep}-separated series matrix (found {line[:60]!r}); GEO "
+                                 "series matrices are tab-separated: download the original "
+                                 "GSEnnn_series_matrix.txt.gz from GEO, or re-export the file as tab-separated "
+                                 "text")
+            if line.startswith("!Series_"):
+                key, _, rest = line.partition("\t")
+                series.setdefault(key[len("!Series_"):], []).extend(_split(rest) if rest else [])
+            elif line.startswith("!Sample_"):
+                key, _, rest = line.partition("\t")
+                sample_lines.append((n, key[len("!Sample_"):], _split(rest) if rest else []))
+            elif line.startswith("!"):
+                series.setdefault(line.partition("\t")[0][1:], []).extend(_split(line.partition("\t")[2]))
+            else:
+                raise InputError(f"{path}, line {n}: expected a '!Series_' or '!Sample_' metadata line "
+                                 f"before the table, found {line[:60]!r}; the file looks like "
+                                 f"{_looks(path)}, not a series matrix")
+        if begin is None:
+            raise InputError(f"{path}: no '!series_matrix_table_begin' line; the file looks like "
+                             f"{_looks(path)}, not a GEO series matrix (GSEnnn_series_matrix.txt.gz)")
+        buf = fh.read()  # the table, as bytes (pandas parses bytes; no decoded copy of the whole file)
     end = buf.rfind(b"\n!series_matrix_table_end")
     end = end + 1 if end >= 0 else (0 if buf.startswith(b"!series_matrix_table_end") else -1)
     if end < 0:
@@ -641,6 +649,25 @@ class PlatformAnnotation:
     probes: pd.Index
 
 
+def _gds_message(path: Path, fh, n: int, gds: str) -> str:
+    """What to say of a GEO DataSet (GDS) SOFT given as a platform (its
+    ``^DATASET`` record or ``!dataset_table_begin`` met on line ``n``)."""
+    platform = None
+    for _, line in _lines(fh):     # the GDS's platform, within its few header lines
+        key, _, val = line.partition("=")
+        if key.strip().lower() == "!dataset_platform":
+            platform = val.strip()
+            break
+        if line.strip().lower() == "!dataset_table_begin":
+            break
+    name = f" ({gds})" if gds.upper().startswith("GDS") else ""
+    on = f" of platform {platform}" if platform else ""
+    return (f"{path}, line {n}: looks like a GEO DataSet (GDS) SOFT file{name}{on}: its table holds values per "
+            "sample (ID_REF, IDENTIFIER, GSM...), not a platform annotation; expected a platform (GPL) "
+            f"annotation or SOFT file, e.g. {platform or 'GPLnnn'}.annot.gz or {platform or 'GPLnnn'}_family.soft.gz "
+            "from GEO's platforms/ folder, or the platform's full table")
+
+
 def read_platform_annotation(path: str | Path, id_col: str = "ID", symbol_col: str | None = None,
                              multi_gene: str = "drop") -> PlatformAnnotation:
     """Read a GEO platform annotation table: probe -> gene symbol.
@@ -665,12 +692,13 @@ def read_platform_annotation(path: str | Path, id_col: str = "ID", symbol_col: s
     Raises
     ------
     InputError
-        Missing or wrong file (a series matrix, HTML page, ... : said what it
-        looks like), a SOFT file without a platform table, no
+        Missing or wrong file (a series matrix, HTML page, a GEO DataSet
+        (GDS) SOFT, ... : said what it looks like), a platform without a
+        probe table (a sequencing platform's SOFT), no
         ``!platform_table_end`` (truncated), no ``id_col`` or symbol column in
         the header (the columns are listed; a headerless MINiML table is
         named as such), a row with more fields than the header, an empty or
-        duplicated probe id (lines named).
+        duplicated probe id (lines named); a truncated or corrupt gzip stream.
     ValueError
         ``multi_gene`` not in :data:`MULTI_GENE_RULES`.
     """
@@ -682,7 +710,7 @@ def read_platform_annotation(path: str | Path, id_col: str = "ID", symbol_col: s
     if looks.kind in _NOT_TEXT_TABLES or looks.kind == "geo_series_matrix":
         fh.close()
         raise InputError(f"{path}: expected a GEO platform annotation table; the file looks like {looks}")
-    accession = None
+    accession = technology = None
     rows: list[tuple[int, str]] = []
     with fh:
         state = "pre"  # pre -> table (SOFT) | plain
@@ -699,6 +727,10 @@ def read_platform_annotation(path: str | Path, id_col: str = "ID", symbol_col: s
                     k = key.strip().lower()
                     if k in ("^platform", "!platform_geo_accession", "!annotation_platform") and val.strip():
                         accession = accession or val.strip()
+                    if k == "!platform_technology":
+                        technology = val.strip()
+                    if k in ("^dataset", "!dataset_table_begin"):
+                        raise InputError(_gds_message(path, fh, n, val.strip()))
                     if k == "^sample" or k == "!series_matrix_table_begin":
                         break
                     continue
@@ -716,8 +748,12 @@ def read_platform_annotation(path: str | Path, id_col: str = "ID", symbol_col: s
                 if line.strip():
                     rows.append((n, line))
     if state == "pre":
-        raise InputError(f"{path}: no platform table: a SOFT/annotation file needs a '!platform_table_begin' "
-                         f"block (the file looks like {desc})")
+        which = f"platform {accession}" if accession else "the platform"
+        tech = f" ('!Platform_technology = {technology}')" if technology else ""
+        raise InputError(f"{path}: {which} has no probe table (no '!platform_table_begin' block){tech}: a "
+                         "sequencing platform? GEO ships no probe table for sequencing platforms (e.g. GPL16791, "
+                         "Illumina HiSeq 2500). This reader needs a probe-to-gene table: a microarray platform's "
+                         "GPLnnn.annot.gz, SOFT or full table, with an ID column and a gene symbol column")
     if state == "table":
         raise InputError(f"{path}: no '!platform_table_end' after the platform table: truncated file")
     hdr_n, hdr = rows[0]

@@ -5,8 +5,10 @@ Sources
 -------
 * GO Consortium, *GO Annotation File (GAF) format 2.2* and *2.1*
   (https://geneontology.org/docs/go-annotation-file-gaf-format-2.2/): a
-  first line ``!gaf-version: 2.x``, ``!`` comment lines, 17 tab-separated
-  columns (:data:`GAF_COLUMNS`), column 4 the qualifier (2.2: a relation such
+  first line ``!gaf-version: 2.x`` (member databases such as SGD, MGI and
+  PomBase write other ``!`` lines before it), ``!`` comment lines, 17
+  tab-separated columns (:data:`GAF_COLUMNS`; 15 or 16 when the optional
+  columns 16-17 are left off), column 4 the qualifier (2.2: a relation such
   as ``enables``, ``involved_in``, ``located_in``, optionally ``NOT|``
   before it; 2.1: empty, ``NOT``, ``contributes_to``, ``colocalizes_with``),
   column 7 the evidence code, column 9 the aspect (``P``, ``F``, ``C``),
@@ -56,7 +58,10 @@ The rules applied here (stated once)
   ``min_annotated`` and ``max_annotated`` network proteins carry it;
   the others are counted.
 
-Every drop is counted in the returned counts table (and logged).
+Every drop is counted in the returned counts table (and logged); illegal
+GAF lines are skipped and counted (``illegal_lines_skipped``) up to 1 % of
+the annotation lines (:data:`MAX_ILLEGAL_SHARE`), as goatools' GAF reader
+reads past them; above that the file is refused, naming them.
 """
 
 from __future__ import annotations
@@ -256,23 +261,64 @@ def read_obo(path: str | Path) -> Ontology:
 
 # --------------------------------------------------------------------------- GAF
 
-def _gaf_error(path, line: int, column: int, expected: str, got: str) -> InputError:
-    return InputError(f"{path}: line {line}, column {column + 1} ({GAF_COLUMNS[column]}): expected {expected}, "
-                      f"got {got!r}")
+#: Largest share of illegal annotation lines :func:`read_gaf` skips (counted);
+#: above it the file is refused. GO's own files have none; a few malformed
+#: lines occur in member databases' files (goatools reads past them too).
+MAX_ILLEGAL_SHARE = 0.01
+#: Columns of a GAF 2.x line: 17, or 15-16 when the optional trailing columns
+#: 16 and 17 (annotation extension, gene product form id) are left off.
+GAF_MIN_COLUMNS = 15
+_SHOWN_ILLEGAL = 5
 
 
-def read_gaf(path: str | Path) -> tuple[pd.DataFrame, dict]:
+def _qualifier_ok(v: str) -> bool:
+    tokens = v.split("|") if v else []
+    return tokens.count("NOT") <= 1 and all(t == "NOT" or t in QUALIFIER_RELATIONS for t in tokens)
+
+
+#: The field checks of a data line: column -> (is legal, what is expected).
+_FIELD_CHECKS = {
+    "DB": (lambda v: v != "", "a database name (e.g. UniProtKB, SGD)"),
+    "DB_Object_ID": (lambda v: v != "", "an identifier"),
+    "GO_ID": (lambda v: _GO_ID.fullmatch(v) is not None, "a GO id GO:nnnnnnn"),
+    "Evidence_Code": (lambda v: v in EVIDENCE_CODES, f"a GO evidence code ({', '.join(sorted(EVIDENCE_CODES))})"),
+    "Aspect": (lambda v: v in ASPECTS, "P, F or C"),
+    "Taxon": (lambda v: _TAXON.fullmatch(v) is not None, "taxon:N or taxon:N|taxon:M"),
+    "Qualifier": (_qualifier_ok, f"NOT and/or a GAF relation ({', '.join(sorted(QUALIFIER_RELATIONS))})"),
+}
+
+
+def _field_problem(name: str, got: str) -> str:
+    return (f"column {GAF_COLUMNS.index(name) + 1} ({name}): expected {_FIELD_CHECKS[name][1]}, "
+            f"got {got!r}")
+
+
+def read_gaf(path: str | Path, max_illegal_share: float = MAX_ILLEGAL_SHARE) -> tuple[pd.DataFrame, dict]:
     """Read a GO annotation file in GAF 2.x (plain or gzip).
+
+    What is read follows what GO consortium member databases write (and
+    what goatools' GAF reader accepts): ``!`` comment lines anywhere, the
+    ``!gaf-version: 2.x`` line first or after other header comments
+    (``!generated-by``, ``!date-generated``, URLs, ...), data lines of 17
+    tab-separated columns or 15-16 when the optional columns 16-17 are left
+    off. Illegal data lines (another number of columns, an empty DB or
+    DB_Object_ID, a GO id not ``GO:nnnnnnn``, an unknown evidence code, an
+    aspect not P/F/C, a qualifier outside NOT and the GAF relations, a taxon
+    not ``taxon:N``) are skipped and counted, up to ``max_illegal_share`` of
+    the data lines.
 
     Parameters
     ----------
     path : path
         GAF 2.0/2.1/2.2, e.g. ``sgd.gaf.gz`` or ``goa_human.gaf.gz`` of a
         GO release (https://release.geneontology.org/<date>/annotations/).
+    max_illegal_share : float
+        Largest share of illegal data lines skipped (default
+        :data:`MAX_ILLEGAL_SHARE`, 1 %).
 
     Returns
     -------
-    rows : DataFrame, one row per annotation line
+    rows : DataFrame, one row per legal annotation line
         ``line`` (1-based line number in the file), ``DB``,
         ``DB_Object_ID``, ``DB_Object_Symbol``, ``NOT`` (bool: the
         qualifier has NOT), ``Qualifier``, ``GO_ID``, ``Evidence_Code``,
@@ -280,56 +326,61 @@ def read_gaf(path: str | Path) -> tuple[pd.DataFrame, dict]:
         int64); the string columns are categoricals.
     info : dict
         ``gaf_version``, ``lines``, ``comment_lines``, ``blank_lines``,
-        ``rows``.
+        ``illegal_lines_skipped``, ``rows`` (legal data lines).
 
     Raises
     ------
     InputError
-        If the file is missing, empty or compressed other than gzip; its
-        first line is not ``!gaf-version: 2.x`` (what the file looks like
-        is said, e.g. an OBO or a GPAD file); or a line (named with its
-        number, column and field) has other than 17 tab-separated columns,
-        an empty DB_Object_ID, a GO id not ``GO:nnnnnnn``, an unknown
-        evidence code, an aspect not P/F/C, a qualifier outside NOT and
-        the GAF relations, or a taxon not ``taxon:N``.
+        If the file is missing, empty, compressed other than gzip, or a
+        truncated or corrupt gzip; no ``!gaf-version: 2.x`` line comes before
+        the first data line (what the file looks like is said, e.g. an OBO
+        or a GPAD file), or the version is not 2.x; no data line; or more
+        than ``max_illegal_share`` of the data lines are illegal (the count,
+        and the first lines with what is wrong in each, are named).
     """
     cols: list[list[str]] = [[] for _ in _KEEP]
     lines_of: list[int] = []
     cache: dict[str, str] = {}
     intern = cache.setdefault
-    info = {"gaf_version": None, "lines": 0, "comment_lines": 0, "blank_lines": 0, "rows": 0}
+    info = {"gaf_version": None, "lines": 0, "comment_lines": 0, "blank_lines": 0, "illegal_lines_skipped": 0,
+            "rows": 0}
+    wrong_width: list[tuple[int, str]] = []     # (line, problem): the first few lines of another width
+    n_wrong_width = 0
     with open_text(path, "a GAF 2.x annotation file") as fh:
         lineno = 0
         try:
-            first = fh.readline()
-            lineno = 1
-            m = re.match(r"!gaf-version:\s*(\S+)", first.strip())
-            if not m:
-                raise InputError(f"{path}: line 1: expected the GAF header '!gaf-version: 2.2' (GAF 2.x), found "
-                                 f"{describe_content(path)}; give a GO annotation file in GAF 2.x, e.g. sgd.gaf.gz or "
-                                 "goa_human.gaf.gz of a GO release (https://release.geneontology.org/<date>/"
-                                 "annotations/)")
-            version = m.group(1)
-            if not re.fullmatch(r"2(\.\d+)?", version):
-                raise InputError(f"{path}: line 1: GAF version {version}; expected 2.x (17 columns: GAF 2.0, 2.1 or "
-                                 "2.2); download the file of a current GO release")
-            info["gaf_version"] = version
-            info["comment_lines"] = 1
             keep = _KEEP
             appenders = [c.append for c in cols]
             add_line = lines_of.append
-            for lineno, line in enumerate(fh, start=2):
+            versioned = False
+            for lineno, line in enumerate(fh, start=1):
                 if line.startswith("!"):
                     info["comment_lines"] += 1
+                    if info["gaf_version"] is None and line[1:13].lower() == "gaf-version:":
+                        version = line[13:].strip()
+                        if not re.fullmatch(r"2(\.\d+)?", version):
+                            raise InputError(f"{path}: line {lineno}: GAF version {version}; expected 2.x (17 "
+                                             "columns: GAF 2.0, 2.1 or 2.2); download the file of a current GO "
+                                             "release")
+                        info["gaf_version"] = version
+                        versioned = True
                     continue
                 line = line.rstrip("\r\n")
                 if not line.strip():
                     info["blank_lines"] += 1
                     continue
+                if not versioned:
+                    raise InputError(f"{path}: line {lineno}: expected the GAF header '!gaf-version: 2.2' (GAF "
+                                     f"2.x), found {describe_content(path)}; give a GO annotation file in GAF 2.x, "
+                                     "e.g. sgd.gaf.gz or goa_human.gaf.gz of a GO release (https://release."
+                                     "geneontology.org/<date>/annotations/)")
                 f = line.split("\t")
-                if len(f) != 17:
-                    raise InputError(f"{path}: line {lineno}: expected 17 tab-separated columns (GAF 2.x), found "
-                                     f"{len(f)}")
+                if not GAF_MIN_COLUMNS <= len(f) <= len(GAF_COLUMNS):
+                    n_wrong_width += 1
+                    if len(wrong_width) < _SHOWN_ILLEGAL:
+                        width = f"expected {GAF_MIN_COLUMNS} to {len(GAF_COLUMNS)} (GAF 2.x)"
+                        wrong_width.append((lineno, f"{len(f)} tab-separated columns, {width}"))
+                    continue
                 for app, k in zip(appenders, keep):
                     v = f[k]
                     app(intern(v, v))
@@ -337,34 +388,41 @@ def read_gaf(path: str | Path) -> tuple[pd.DataFrame, dict]:
         except UnicodeDecodeError as err:
             raise InputError(f"{path}: line {lineno + 1}: not UTF-8 text ({err.reason})") from None
     info["lines"] = lineno
-    info["rows"] = len(lines_of)
-    if not lines_of:
+    if info["gaf_version"] is None:
+        raise InputError(f"{path}: no '!gaf-version: 2.x' line and no annotation line; expected a GAF 2.x file, "
+                         f"found {describe_content(path)}")
+    n_data = len(lines_of) + n_wrong_width
+    if not n_data:
         raise InputError(f"{path}: no annotation line (only the header and '!' comments)")
     line_no = np.asarray(lines_of, dtype=np.int64)
     names = [GAF_COLUMNS[k] for k in _KEEP]
     table = {n: pd.Categorical(c) for n, c in zip(names, cols)}
     del cols
 
-    def check(name: str, ok, expected: str):
+    illegal = np.zeros(len(line_no), dtype=bool)
+    problems = list(wrong_width)
+    for name, (ok, _) in _FIELD_CHECKS.items():
         cat = table[name]
         bad = [i for i, v in enumerate(cat.categories) if not ok(v)]
         if bad:
-            first_row = int(np.flatnonzero(np.isin(cat.codes, bad))[0])
-            raise _gaf_error(path, int(line_no[first_row]), GAF_COLUMNS.index(name), expected,
-                             cat.categories[cat.codes[first_row]])
-
-    check("DB", lambda v: v != "", "a database name (e.g. UniProtKB, SGD)")
-    check("DB_Object_ID", lambda v: v != "", "an identifier")
-    check("GO_ID", lambda v: _GO_ID.fullmatch(v) is not None, "a GO id GO:nnnnnnn")
-    check("Evidence_Code", lambda v: v in EVIDENCE_CODES, f"a GO evidence code ({', '.join(sorted(EVIDENCE_CODES))})")
-    check("Aspect", lambda v: v in ASPECTS, "P, F or C")
-    check("Taxon", lambda v: _TAXON.fullmatch(v) is not None, "taxon:N or taxon:N|taxon:M")
-
-    def qualifier_ok(v: str) -> bool:
-        tokens = v.split("|") if v else []
-        return tokens.count("NOT") <= 1 and all(t == "NOT" or t in QUALIFIER_RELATIONS for t in tokens)
-
-    check("Qualifier", qualifier_ok, "NOT and/or a GAF relation (" + ", ".join(sorted(QUALIFIER_RELATIONS)) + ")")
+            rows_bad = np.isin(cat.codes, bad) & ~illegal      # each line counted once, by its first problem
+            for r in np.flatnonzero(rows_bad)[:_SHOWN_ILLEGAL]:
+                problems.append((int(line_no[r]), _field_problem(name, cat.categories[cat.codes[r]])))
+            illegal |= rows_bad
+    n_illegal = n_wrong_width + int(illegal.sum())
+    problems = sorted(problems)[:_SHOWN_ILLEGAL]
+    shown = "; ".join(f"line {n}, {what}" for n, what in problems)
+    if n_illegal > max_illegal_share * n_data or n_illegal == n_data:
+        raise InputError(f"{path}: {shown}{' ...' if n_illegal > len(problems) else ''} ({n_illegal:,} illegal "
+                         f"of {n_data:,} annotation lines, {100 * n_illegal / n_data:.2g} %; at most "
+                         f"{100 * max_illegal_share:g} % are skipped); check that this is a complete GAF 2.x file")
+    if n_illegal:
+        log.warning("%s: %d illegal annotation line(s) of %d skipped: %s", path, n_illegal, n_data, shown)
+        keep_rows = ~illegal
+        line_no = line_no[keep_rows]
+        table = {n: c[keep_rows].remove_unused_categories() for n, c in table.items()}
+    info["illegal_lines_skipped"] = n_illegal
+    info["rows"] = len(line_no)
     qual = table["Qualifier"]
     is_not = np.array(["NOT" in v.split("|") for v in qual.categories], dtype=bool)
     taxa = table["Taxon"]
@@ -619,6 +677,6 @@ def load_gaf(gaf_path: str | Path, obo_path: str | Path, go_aspect: str = "P",
     return labels, out
 
 
-__all__ = ["GAF_COLUMNS", "EVIDENCE_CODES", "QUALIFIER_RELATIONS", "ASPECTS", "ID_COLUMNS",
+__all__ = ["GAF_COLUMNS", "MAX_ILLEGAL_SHARE", "EVIDENCE_CODES", "QUALIFIER_RELATIONS", "ASPECTS", "ID_COLUMNS",
            "PROPAGATION_RELATIONS", "Ontology", "read_obo", "read_gaf", "go_annotation_labels", "load_gaf",
 ]

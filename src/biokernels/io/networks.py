@@ -21,10 +21,8 @@ schema).
 from __future__ import annotations
 
 import contextlib
-import gzip
 import io
 import re
-import zipfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +33,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from biokernels.errors import InputError
+from biokernels.io.opener import open_binary
 from biokernels.io.sniff import sniff
 
 
@@ -76,13 +75,17 @@ def read_table(path: str | Path, header: bool = True) -> pd.DataFrame:
     Raises
     ------
     InputError
-        If the path is not a file, the file is empty, or a line has more
-        fields than the header.
+        If the path is not a file, the file is empty, a line has more
+        fields than the header, or the file (gzip, bzip2, xz or a one-file
+        zip, told by its bytes) is truncated or corrupt
+        (:func:`biokernels.io.opener.open_binary`).
     """
     if not Path(path).is_file():
         raise InputError(f"{path}: expected a tab-separated file, found {'a folder' if Path(path).is_dir() else 'nothing'}")
     try:
-        return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, header=0 if header else None)
+        with open_binary(path) as fh:    # gzip, bzip2, xz or a one-file zip by content; damage: InputError
+            return pd.read_csv(fh, sep="\t", dtype=str, keep_default_na=False, header=0 if header else None,
+                               encoding="utf-8", compression=None)
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: the file is empty (expected a tab-separated table)") from None
     except pd.errors.ParserError as err:
@@ -134,7 +137,9 @@ def open_text(path: str | Path, what: str, member: str | None = None) -> Iterato
         :func:`biokernels.io.sniff.sniff`), bzip2/xz/zstd-compressed, named
         as another layout than its content (what
         it looks like and what to do are said), a zip archive without
-        ``member`` (its members listed), or ``member`` is not in it.
+        ``member`` (its members listed), or ``member`` is not in it; while
+        reading, a truncated or corrupt gzip or zip member (the lines read
+        before the damage are said: :func:`biokernels.io.opener.guard`).
     """
     path = Path(path)
     if not path.is_file():
@@ -160,26 +165,8 @@ def open_text(path: str | Path, what: str, member: str | None = None) -> Iterato
         raise InputError(f"{path}: {kind}-compressed, which is not read here; decompress it (or gzip it) "
                          f"and give {what}")
     with contextlib.ExitStack() as stack:
-        if kind == "gzip":
-            raw = stack.enter_context(gzip.open(path, "rb"))
-        elif kind == "zip":
-            try:
-                zf = stack.enter_context(zipfile.ZipFile(path))
-            except zipfile.BadZipFile as err:
-                raise InputError(f"{path}: a damaged zip archive ({err}); download it again") from None
-            names = [n for n in zf.namelist() if not n.endswith("/")]
-            if member is None and len(names) != 1:
-                raise InputError(f"{path}: a zip archive of {len(names)} files; name the one to read (the "
-                                 f"zip member setting), e.g. {names[:3]}")
-            member = member if member is not None else names[0]
-            if member not in names:
-                near = [n for n in names if member.lower().split("-")[0] in n.lower()][:3] or names[:3]
-                raise InputError(f"{path}: the zip archive has no member {member!r} ({len(names)} files, "
-                                 f"e.g. {near})")
-            raw = stack.enter_context(zf.open(member))
-        else:
-            raw = stack.enter_context(open(path, "rb"))
-        buffered = io.BufferedReader(raw) if not isinstance(raw, io.BufferedReader) else raw
+        raw = stack.enter_context(open_binary(path, None if kind == "none" else kind, member))
+        buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)
         head = buffered.peek(4096)[:4096]
         if b"\x00" in head:
             raise InputError(f"{path}: a binary file, not text (expected {what})")

@@ -13,7 +13,6 @@ file, the 1-based line or data row, the field and what was expected.
 
 from __future__ import annotations
 
-import gzip
 import logging
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import pandas as pd
 
 from biokernels.errors import InputError
 from biokernels.io.networks import clean_edges, read_table
+from biokernels.io.opener import open_text
 
 log = logging.getLogger(__name__)
 
@@ -44,9 +44,8 @@ def _open_text(path: str | Path):
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: expected a file, found {'a folder' if path.is_dir() else 'nothing'}")
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", newline="")
-    return open(path, encoding="utf-8", newline="")
+    # gzip when named .gz, as before; a truncated or corrupt stream: InputError (biokernels.io.opener)
+    return open_text(path, "gzip" if path.suffix == ".gz" else None, newline="")
 
 
 # ---------------------------------------------------------------------------

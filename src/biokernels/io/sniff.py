@@ -26,8 +26,11 @@ What is recognised (:data:`KINDS`), in the order it is checked:
   (a storage service's error reply, GEO MINiML, OWL/RDF, PSI-MI XML), a Git
   LFS pointer, GCT (first line ``#1.2`` / ``#1.3``), a GEO platform table
   (``^Annotation`` / ``^PLATFORM`` first, or ``!platform_table_begin``), GEO
-  SOFT (other ``^`` records), a GEO series matrix (``!Series_`` /
-  ``!Sample_`` lines), GAF / GPAD / GPI, OBO, BioGRID TAB3 / TAB2 / TAB, PSI-MITAB, STRING
+  SOFT (other ``^`` records; a DataSet by its ``^DATASET`` record), a GEO
+  series matrix (``!Series_`` / ``!Sample_`` lines; tab-separated, or a
+  comma-/semicolon-separated re-export, said so), GAF / GPAD / GPI (their
+  version line, first or after other ``!`` lines), OBO, BioGRID TAB3 (37
+  columns) / TAB2 (24) / TAB, PSI-MITAB, STRING
   links, JSON, tab-, comma- or semicolon-separated text (the delimiter, the
   number of columns and the first column names), other text (its first line
   quoted).
@@ -379,21 +382,32 @@ def _text_kind(text: str, complete: bool) -> Content:
                         flags=re.M | re.I)
         return Content("geo_platform", "a GEO platform table" + (f" ({gpl.group(1)})" if gpl else ""))
     if first.startswith("^"):
+        gds = re.search(r"^\^DATASET\s*=\s*(\S+)", text, flags=re.M | re.I)
+        if gds:
+            return Content("geo_soft", f"a GEO DataSet (GDS) SOFT file ({gds.group(1)})")
         return Content("geo_soft", f"a GEO SOFT file (first record {first[:40]!r})")
+    csv_matrix = re.match(r'"?!(?:Series|Sample)_\w+"?([,;])', first)
+    if csv_matrix:
+        return Content("geo_series_matrix", f"a {'comma' if csv_matrix.group(1) == ',' else 'semicolon'}-separated "
+                       "GEO series matrix", "GEO writes series matrices tab-separated: download the original or "
+                       "re-export it as tab-separated text", delimiter=csv_matrix.group(1))
     if "!series_matrix_table_begin" in lowtext or first.startswith(("!Series_", "!Sample_")):
         acc = re.search(r'^!Series_geo_accession\t"?(GSE\d+)', text, flags=re.M)
         return Content("geo_series_matrix", "a GEO series matrix" + (f" ({acc.group(1)})" if acc else ""))
-    if low.startswith("!gaf-version"):
-        return Content("gaf", f"a GAF {first.split(':', 1)[-1].strip()} annotation file")
-    if low.startswith("!gpad-version"):
+    # GO files: the version line first, or after other '!' comment lines (as some GO member databases write)
+    go = re.match(r"(?:[ \t]*(?:![^\n]*)?\n)*?[ \t]*!(gaf|gpad|gpi)-version:[ \t]*([^\s]*)", text, flags=re.I)
+    if go and go.group(1).lower() == "gaf":
+        return Content("gaf", f"a GAF {go.group(2)} annotation file")
+    if go and go.group(1).lower() == "gpad":
         return Content("gpad", "a GPAD annotation file (no gene symbols or synonyms; use the GAF of the same release)")
-    if low.startswith("!gpi-version"):
+    if go:
         return Content("gpi", "a GPI gene-product file (no annotations)")
     if low.startswith("format-version:") or any(x.strip() == "[Term]" for x in nonblank):
         return Content("obo", "an OBO ontology")
     fields = raw.split("\t")
     if fields[0].strip() == "#BioGRID Interaction ID":
-        layout = "TAB3" if "Organism ID Interactor A" in fields else "TAB2"
+        # TAB2 has 24 columns ("Organism Interactor A"), TAB3 37 ("Organism ID Interactor A", accessions, ...)
+        layout = "TAB3" if "Organism ID Interactor A" in fields or len(fields) > 24 else "TAB2"
         return Content("biogrid", f"a BioGRID {layout} file ({len(fields)} columns)")
     if low.startswith(("#id interactor a", "#id(s) interactor a")) or "taxid:" in low:
         return Content("psi_mitab", "a PSI-MITAB file")
