@@ -146,11 +146,22 @@ def check_config(config: Mapping) -> list[str]:
         * a distributed source fit (``drug_screen.solver_settings``
           ``processes * nodes > 1``) has a matrix-free solver;
         * every ``diffusion.sources.<ds>`` (:func:`diffusion_source_problems`);
-        * the PIMKL source's cohorts, input files and sensitivity cohorts
-          (:func:`pimkl_problems`) and LS-MMDT's cohorts
-          (:func:`mmdt_problems`).
+        * the PIMKL source's cohorts, input files, network settings and
+          sensitivity cohorts (:func:`pimkl_problems`);
+        * every source with ``data: substitute`` says what it is in
+          ``data_reason`` (the report's verdicts on it quote the reason).
+
+        Not here: LS-MMDT's cohorts (:func:`mmdt_problems`), checked only
+        when its cohort task is in the DAG (``rules/mmdt_helpers.smk``), so
+        that a PIMKL source LS-MMDT cannot use (one cohort) does not stop
+        the other targets.
     """
     problems: list[str] = []
+    for study in ("diffusion", "drug_screen", "depmap", "pimkl"):
+        for name, src in ((config.get(study) or {}).get("sources") or {}).items():
+            if src.get("data") == "substitute" and not str(src.get("data_reason") or "").strip():
+                problems.append(f"{study}.sources.{name}.data_reason is missing: a substitute says in one line "
+                                "what it is and what of the paper's data it stands in for")
     for study in ("drug_screen", "depmap", "pimkl"):
         if study in config and config[study]["dataset"] not in config[study]["sources"]:
             problems.append(f"{study}.dataset is {config[study]['dataset']!r}, which is not in {study}.sources "
@@ -181,8 +192,6 @@ def check_config(config: Mapping) -> list[str]:
                                 f"({n_points}): the law fitted on the first points predicts the last one")
     if "pimkl" in config and config["pimkl"]["dataset"] in config["pimkl"]["sources"]:
         problems += pimkl_problems(config["pimkl"])
-        if "mmdt" in config:
-            problems += mmdt_problems(config)
     return problems
 
 
@@ -331,8 +340,9 @@ def pimkl_problems(pimkl: Mapping) -> list[str]:
 
     The selected source (``pimkl.dataset``, which must be in
     ``pimkl.sources``): a files source's ``s1_cohorts`` and
-    ``large_cohort`` are among its ``cohorts`` and every input-file field
-    (:func:`pimkl_input_fields`) is set or in its ``downloads``;
+    ``large_cohort`` are among its ``cohorts``, every input-file field
+    (:func:`pimkl_input_fields`) is set or in its ``downloads`` and its
+    network has only its format's settings (:func:`network_setting_problems`);
     ``pimkl.sensitivity.cohorts`` are cohorts of the source.
 
     Returns
@@ -355,10 +365,48 @@ def pimkl_problems(pimkl: Mapping) -> list[str]:
         downloads = source.get("downloads") or {}
         problems += [f"{key}.{field} is neither set nor in {key}.downloads"
                      for field, path in pimkl_input_fields(source).items() if not path and field not in downloads]
+        problems += network_setting_problems(source["network"], f"{key}.network")
     bad = [c for c in pimkl["sensitivity"]["cohorts"] if c not in cohorts.known]
     if bad:
         problems.append(f"pimkl.sensitivity.cohorts names {bad}, not cohorts of pimkl source {name!r} "
                         f"({sorted(cohorts.known)})")
+    return problems
+
+
+def network_setting_problems(network: Mapping, key: str) -> list[str]:
+    """Settings of a network spec (``format``, ``network_path`` and the
+    reader's settings) that its format's reader
+    (:data:`biokernels.io.networks.NETWORK_READERS`) does not take, each
+    named with the format(s) whose reader does. Config layers merge key by
+    key, so an overlay that swaps a shipped network (STRING -> Pathway
+    Commons) keeps the old format's settings (``score_threshold``), which
+    the new reader would refuse only at job time.
+
+    Parameters
+    ----------
+    network : mapping
+        E.g. ``pimkl.sources.<name>.network``.
+    key : str
+        Its dotted config key, for the messages.
+
+    Returns
+    -------
+    list of str
+        One message per setting, e.g. ``"<key>.score_threshold applies to
+        network format string only; this source's network format is sif:
+        remove the key"``.
+    """
+    from biokernels.io.networks import NETWORK_READERS
+
+    fmt = network["format"]
+    takes = {f: set(inspect.signature(reader).parameters) - {"path"} for f, reader in NETWORK_READERS.items()}
+    problems = []
+    for setting in network:
+        if setting in ("format", "network_path") or setting in takes.get(fmt, ()):
+            continue
+        owners = [f for f, names in takes.items() if setting in names]
+        where = f"network format {' or '.join(owners)} only" if owners else "no network format"
+        problems.append(f"{key}.{setting} applies to {where}; this source's network format is {fmt}: remove the key")
     return problems
 
 

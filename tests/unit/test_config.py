@@ -11,6 +11,7 @@ from biokernels.config import (
     check_config,
     find_missing_paths,
     mmdt_cohorts,
+    mmdt_problems,
     pimkl_cohorts,
     schema_errors,
 )
@@ -67,7 +68,9 @@ def test_drug_screen_replicate_key_schema():
 # --- check_config: what the schema cannot express -------------------------
 
 REPO = Path(__file__).resolve().parents[2]
-SHIPPED_LAYERS = sorted(p for p in (REPO / "config").glob("*.yaml") if p.name not in ("config.yaml", "paper_values.yaml"))
+# the default config and the report's data files (papers' values, protocols, coverage): not config overlays
+NOT_OVERLAYS = ("config.yaml", "paper_values.yaml", "paper_protocols.yaml", "coverage.yaml")
+SHIPPED_LAYERS = sorted(p for p in (REPO / "config").glob("*.yaml") if p.name not in NOT_OVERLAYS)
 SHIPPED_LAYERS += sorted((REPO / ".test/config").glob("*.yaml"))
 
 
@@ -123,6 +126,10 @@ BROKEN = [
                                        "drug_screen.scaling.n_points (12)")),
     ("depmap.scaling.first", 16, "depmap.scaling.first (16) must be smaller than depmap.scaling.n_points (16)"),
     ("pimkl.sensitivity.cohorts", ["cohort1", "nosuch"], "pimkl.sensitivity.cohorts names ['nosuch']"),
+]
+# LS-MMDT's keys: checked by mmdt_problems when its cohort task is in the DAG
+# (rules/mmdt_helpers.smk), not by check_config at parse time
+BROKEN_MMDT = [
     ("mmdt.cohorts.target", "nosuch", "mmdt.cohorts.target is 'nosuch', not a cohort of pimkl.dataset"),
     ("mmdt.cohorts.source", ["cohort1", "nosuch"], "mmdt.cohorts.source names ['nosuch']"),
 ]
@@ -134,6 +141,15 @@ def test_check_config_names_each_broken_key(key, value, message):
     _set(cfg, key, value)
     problems = check_config(cfg)
     assert len(problems) == 1 and problems[0].startswith(message), problems
+
+
+@pytest.mark.parametrize("key, value, message", BROKEN_MMDT, ids=[b[0] for b in BROKEN_MMDT])
+def test_mmdt_problems_name_each_broken_key(key, value, message):
+    cfg = _base()
+    _set(cfg, key, value)
+    problems = mmdt_problems(cfg)
+    assert len(problems) == 1 and problems[0].startswith(message), problems
+    assert check_config(cfg) == []      # not at parse time: only when LS-MMDT's cohort task is asked for
 
 
 def test_check_config_boundaries_and_fixes_are_accepted():
@@ -260,12 +276,39 @@ def test_mmdt_cohorts_defaults():
     assert mmdt_cohorts(cfg) == ("a", ["b", "c"])
 
 
-def test_mmdt_needs_a_source_cohort():
+def test_mmdt_needs_a_source_cohort_but_pimkl_does_not():
+    """A one-cohort PIMKL source is a valid PIMKL source: check_config (parse
+    time, every target) accepts it; only LS-MMDT's own check, run when its
+    cohort task is in the DAG, refuses it."""
     cfg = _base()
     cfg["pimkl"]["sources"]["default_synthetic"]["generator"] = {"cohorts": {"only": 50}, "large_size": 0}
-    assert check_config(cfg) == [
+    _set(cfg, "pimkl.sensitivity.cohorts", ["only"])
+    assert check_config(cfg) == []
+    assert mmdt_problems(cfg) == [
         ("mmdt.cohorts.source: no source cohort left (the S1 cohorts of pimkl.dataset 'default_synthetic' are "
          "only the target 'only')")]
+
+
+def test_a_network_setting_left_by_a_swapped_network_is_named(tmp_path):
+    """An overlay that swaps the shipped STRING network for Pathway Commons'
+    SIF is merged key by key, as Snakemake merges --configfile layers, so the
+    STRING-only score_threshold stays: named at parse time, not at job time."""
+    overlay = tmp_path / "pathwaycommons.yaml"
+    overlay.write_text(yaml.safe_dump({"pimkl": {"sources": {"string_hallmark_gse2034": {"network": {
+        "format": "sif", "network_path": "PwC_ReactomeKEGG.tsv.gz"}}}}}))
+    cfg = _layered(REPO / "config/pimkl_string_hallmark_gse2034.yaml", overlay)
+    network = cfg["pimkl"]["sources"]["string_hallmark_gse2034"]["network"]
+    assert network["format"] == "sif" and network["score_threshold"] == 0          # the merge kept it
+    key = "pimkl.sources.string_hallmark_gse2034.network"
+    assert check_config(cfg) == [
+        f"{key}.score_threshold applies to network format string only; this source's network format is sif: remove "
+        + "the key"]
+    del network["score_threshold"]
+    assert check_config(cfg) == []
+    network.update(format="edges", interaction_types=["in-complex-with"], biogrid_taxid=9606)
+    assert check_config(cfg) == [
+        f"{key}.{setting} applies to network format {owner} only; this source's network format is edges: remove the key"
+        for setting, owner in (("interaction_types", "sif"), ("biogrid_taxid", "biogrid_tab3"))]
 
 
 @pytest.mark.parametrize("edit, message", [
@@ -294,3 +337,13 @@ def test_pimkl_a_downloaded_input_needs_no_path():
     cfg["pimkl"]["sources"]["X"] = source
     cfg["pimkl"]["dataset"] = "X"
     assert check_config(cfg) == []
+
+
+def test_a_substitute_source_must_say_what_it_stands_in_for():
+    """The report's verdict on a substitute quotes its reason: a substitute
+    without one is refused at parse time, naming the key."""
+    cfg = _base()
+    cfg["depmap"]["sources"]["default_synthetic"]["data"] = "substitute"
+    assert any(p.startswith("depmap.sources.default_synthetic.data_reason is missing") for p in check_config(cfg))
+    cfg["depmap"]["sources"]["default_synthetic"]["data_reason"] = "CTRP AUCs for PRISM viability"
+    assert not any("data_reason" in p for p in check_config(cfg))

@@ -22,10 +22,12 @@ from biokernels.config import schema_errors
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
-SCHEMAS = [SCHEMA, REPO / "workflow" / "schemas" / "paper_values.schema.yaml"]
+SCHEMAS = [SCHEMA, *(REPO / "workflow" / "schemas" / f for f in ("paper_values.schema.yaml", "paper_protocols.schema.yaml"))]
 DEFAULT = REPO / "config" / "config.yaml"
 README = REPO / "config" / "README.md"
-OVERLAYS = sorted(p for p in (REPO / "config").glob("*.yaml") if p.name not in ("config.yaml", "paper_values.yaml")) \
+# the default config and the report's data files (papers' values, protocols, coverage): not config overlays
+NOT_OVERLAYS = ("config.yaml", "paper_values.yaml", "paper_protocols.yaml", "coverage.yaml")
+OVERLAYS = sorted(p for p in (REPO / "config").glob("*.yaml") if p.name not in NOT_OVERLAYS) \
     + sorted((REPO / ".test" / "config").glob("*.yaml"))
 
 

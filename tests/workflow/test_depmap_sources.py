@@ -95,7 +95,7 @@ def write_release(folder, cells, cmap_smiles, seed=0):
 def overlay(workdir, name, source, extra=None):
     cfg = yaml.safe_load(TINY_DS.read_text())
     cfg["depmap"]["dataset"] = name
-    cfg["depmap"]["sources"][name] = source
+    cfg["depmap"]["sources"][name] = {"data": "paper", **source}   # test files in the paper's layouts
     for k, v in (extra or {}).items():
         cfg["depmap"][k] = v
     path = workdir / f"{name}.yaml"

@@ -12,10 +12,11 @@ import hashlib
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from biokernels.io.gctx import GCT, read_gctx, write_gct, write_gctx
-from conftest import REPO, run_snakemake
+from conftest import REPO, SHARED_DATA, run_snakemake
 
 TINY_DS = REPO / ".test/config/drug_screen_tiny.yaml"
 GENES = ["5720", "466", "6009", "10000"]          # 3 landmarks, 1 inferred
@@ -76,7 +77,7 @@ def _write_release(folder):
 
 def _overlay(workdir, name, source, **drug_screen):
     cfg = yaml.safe_load(TINY_DS.read_text())
-    cfg["drug_screen"]["sources"][name] = source
+    cfg["drug_screen"]["sources"][name] = {"data": "paper", **source}   # test files in the paper's layouts
     cfg["drug_screen"].update(dataset=name, **drug_screen)
     path = workdir / f"{name}.yaml"
     path.write_text(yaml.safe_dump(cfg))
@@ -235,3 +236,101 @@ def test_lincs2020_download_source_plans_checksummed_downloads(workdir):
                           str(_overlay(workdir, "lincs_dl", {"type": "lincs2020", "files": files}))],
                          workdir, check=False)
     assert proc.returncode != 0 and "lincs_dl.files" in proc.stdout + proc.stderr
+
+
+def _embedded_gct(path):
+    """The instances of TRT + CTL as one GCT 1.3 plate whose metadata blocks
+    carry what GEO's inst_info, pert_info and gene_info would (CMap field
+    names; the GCT row name pr_is_lmark for the landmark flag)."""
+    insts = TRT + CTL
+    ids = [r[0] for r in insts]
+    values = _values(ids, 3)
+    col = pd.DataFrame([{"pert_id": p, "pert_iname": p.lower(), "pert_type": t, "cell_id": c, "pert_dose": d,
+                         "pert_dose_unit": "µM" if d != "-666" else "-666", "pert_time": h, "pert_time_unit": "h",
+                         "canonical_smiles": SMILES.get(p, "-666")} for i, p, t, c, d, h, _ in insts], index=ids)
+    row = pd.DataFrame({"pr_gene_symbol": ["PSME1", "ATF1", "RHEB", "AKT3"], "pr_is_lmark": [1, 1, 1, 0]},
+                       index=GENES)
+    write_gct(path, GCT(data=values, row_meta=row, col_meta=col))
+    return values
+
+
+def test_local_geo_layout_with_only_the_matrix(workdir):
+    """A GCT 1.3 plate that carries its own metadata goes through the workflow
+    with a config naming the matrix alone: its metadata stand in for
+    inst_info, pert_info and gene_info, with the same counts as the separate
+    tables give (test above)."""
+    (workdir / "geo").mkdir()
+    values = _embedded_gct(workdir / "geo/plate.gct")
+    cfg = _overlay(workdir, "geo_plate", {"type": "local", "files": {"gctx": {"path": "geo/plate.gct"}}},
+                   log2_transform=False)
+    dry = run_snakemake(["-n", "screen_fig4a", "--configfile", str(cfg)], workdir).stdout
+    for table in ("sample_info", "pert_info", "gene_info"):
+        assert f"resources/drug_screen/geo_plate/matrix/{table}.txt" in dry, table
+    target = "results/drug_screen/geo_plate/preprocessed/counts.tsv"
+    run_snakemake(["--cores", "1", target, "--configfile", str(cfg)], workdir)
+    c = _counts(workdir / target)
+    assert c["samples", "in matrix"] == 12
+    assert c["samples", "pert_type not trt_cp or ctl_vehicle (dropped)"] == 1            # C4
+    assert c["samples", "treatment dose < 0, e.g. -666 missing code (dropped)"] == 1     # T5
+    assert c["samples", "treatment without a parseable SMILES (dropped)"] == 1           # T6: SMILES -666
+    assert c["genes", "not landmark (dropped)"] == 1                                    # pr_is_lmark 0
+    assert c["pairs", "drug x cell line pairs (replicates averaged; doses and times pooled)"] == 4
+    expr = read_gctx(workdir / "results/drug_screen/geo_plate/preprocessed/expression.gctx").data
+    np.testing.assert_allclose(expr["BRD-K00000002:A375"], values.loc[GENES[:3], ["T3", "T8"]].mean(axis=1))
+
+
+def test_a_bad_local_file_is_one_line_naming_the_users_file_and_key(workdir):
+    """A local pert_info without canonical_smiles: the failed job says so in
+    one line that names the user's file and its config key, not the link
+    under resources/, and prints no traceback."""
+    (workdir / "geo").mkdir()
+    _embedded_gct(workdir / "geo/plate.gct")
+    pd.DataFrame({"pert_id": list(SMILES), "pert_type": "trt_cp"}).to_csv(workdir / "geo/pert_info.txt", sep="\t",
+                                                                          index=False)
+    files = {"gctx": {"path": "geo/plate.gct"}, "pert_info": {"path": "geo/pert_info.txt"}}
+    for table in ("sample_info", "gene_info"):  # not read by the failing job
+        (workdir / f"geo/{table}.txt").write_text("id\n")
+        files[table] = {"path": f"geo/{table}.txt"}
+    cfg = _overlay(workdir, "geo_bad", {"type": "local", "files": files})
+    run_snakemake(["--cores", "1", "resources/drug_screen/geo_bad/local/pert_info", "--configfile", str(cfg)],
+                  workdir)
+    proc = run_snakemake(["--cores", "1", "results/drug_screen/geo_bad/fingerprints/morgan.tsv.gz", "--configfile",
+                          str(cfg)], workdir, check=False)
+    out = proc.stdout + proc.stderr
+    said = "geo/pert_info.txt (drug_screen.sources.geo_bad.files.pert_info.path): missing column(s) " \
+           "['canonical_smiles']"
+    assert proc.returncode != 0 and out.count(said) == 1, out
+    assert "Traceback" not in out and "local/pert_info:" not in out
+    log = (workdir / "results/drug_screen/geo_bad/logs/fingerprints.log").read_text()
+    assert log.count(said) == 1 and "Traceback" not in log
+    assert "results/drug_screen/geo_bad/logs/fingerprints.log" in out                 # Snakemake names the log
+
+
+CMAPR = SHARED_DATA / "l1000_cmapR_modzs_n272x978" / "modzs_n272x978.gctx"
+
+
+@pytest.mark.skipif(not CMAPR.is_file(), reason="cmapR's modzs_n272x978.gctx not in ../shared/data")
+def test_cmapr_level5_gctx_with_the_matrix_path_alone(workdir):
+    """cmapR's real level-5 GCTX named alone in the config: the plan builds the
+    sample and gene tables from its metadata (272 signatures, 978 landmarks
+    by is_lm); it has no SMILES, so the perturbagen table stops with one line
+    naming the config key to set and the field."""
+    cfg = _overlay(workdir, "cmapr", {"type": "local", "files": {"gctx": {"path": str(CMAPR)}}},
+                   log2_transform=False)
+    dry = run_snakemake(["-n", "screen_fig4a", "--configfile", str(cfg)], workdir).stdout
+    assert "drug_screen_matrix_tables" in dry
+    folder = "resources/drug_screen/cmapr/matrix"
+    run_snakemake(["--cores", "1", f"{folder}/sample_info.txt", f"{folder}/gene_info.txt", "--configfile",
+                   str(cfg)], workdir)
+    sample = pd.read_csv(workdir / folder / "sample_info.txt", sep="\t", dtype=str)
+    genes = pd.read_csv(workdir / folder / "gene_info.txt", sep="\t", dtype=str)
+    assert len(sample) == 272 and set(sample["cell_id"]) >= {"MCF7", "A375", "PC3"}
+    assert (sample["pert_idose"] == "10 µM").sum() == 218                  # PROVENANCE.md: 218 at 10 µM
+    assert len(genes) == 978 and (genes["pr_is_lm"].astype(float) == 1).all()
+    proc = run_snakemake(["--cores", "1", f"{folder}/pert_info.txt", "--configfile", str(cfg)], workdir, check=False)
+    out = proc.stdout + proc.stderr
+    said = (f"{CMAPR} (drug_screen.sources.cmapr.files.gctx.path): the matrix's column metadata lacks "
+            "['canonical_smiles']")
+    assert proc.returncode != 0 and out.count(said) == 1, out
+    assert "set drug_screen.sources.cmapr.files.pert_info to a GEO pert_info table" in out
+    assert "Traceback" not in out

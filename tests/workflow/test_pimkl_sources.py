@@ -139,7 +139,7 @@ def _overlay(root, workdir, name="overlay.yaml", platform_sha=None, **cohort_a):
     cfg = {"pimkl": {
         "dataset": "geo_local",
         "sources": {"geo_local": {
-            "type": "files", "description": "planted cohorts in GEO layout",
+            "type": "files", "data": "paper", "description": "planted cohorts in GEO layout",
             "network": {"format": "edges", "network_path": str(root / "network.tsv")},
             "gene_sets": {"pathways_path": str(root / "sets.gmt")},
             "cohorts": {
@@ -246,3 +246,39 @@ def test_counts_table_and_fig3a_on_local_geo_cohorts(workdir, geo_set):
     aucs = pd.read_csv(base / "tables/fig3a.tsv", sep="\t")
     assert set(aucs["cohort"]) == {"a", "b"}
     assert aucs.loc[aucs["method"] == "pimkl", "auc"].mean() > 0.7       # the planted set drives the labels
+
+
+def test_a_swapped_network_keeps_no_setting_of_the_old_one(workdir, geo_set):
+    """A layer that swaps a STRING network for a SIF one is merged key by key,
+    so the STRING-only score_threshold stays: the run stops at parse time
+    naming that key, not in the network job."""
+    root, _ = geo_set
+    cfg = yaml.safe_load(_overlay(root, workdir).read_text())
+    cfg["pimkl"]["sources"]["geo_local"]["network"] = {"format": "string", "score_threshold": 400,
+                                                       "network_path": str(root / "network.tsv")}
+    string = workdir / "string.yaml"
+    string.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    sif = workdir / "sif.yaml"
+    sif.write_text(yaml.safe_dump({"pimkl": {"sources": {"geo_local": {"network": {"format": "sif"}}}}}))
+    run_snakemake(["-n", "pimkl_fig3a", "--configfile", str(string)], workdir)     # the STRING layer alone is fine
+    proc = run_snakemake(["-n", "pimkl_fig3a", "--configfile", str(string), str(sif)], workdir, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Config validation failed" in out
+    assert ("pimkl.sources.geo_local.network.score_threshold applies to network format string only; this "
+            "source's network format is sif: remove the key") in out
+
+
+def test_a_one_cohort_source_stops_only_ls_mmdt(workdir):
+    """A one-cohort PIMKL source plans PIMKL's figures; LS-MMDT's cohort task
+    (source cohorts -> a target cohort) needs two, and says so while the DAG
+    is built, only when it is asked for (by name or by `all`)."""
+    one = workdir / "one.yaml"
+    one.write_text(yaml.safe_dump({"pimkl": {"sources": {"default_synthetic": {"generator": {
+        "cohorts": {"only": 50}, "large_size": 0}}}, "sensitivity": {"cohorts": ["only"]}}}))
+    run_snakemake(["-n", "pimkl_fig3a", "mmdt_fig_digits", "--configfile", str(one)], workdir)
+    said = ("mmdt.cohorts.source: no source cohort left (the S1 cohorts of pimkl.dataset 'default_synthetic' are "
+            "only the target 'only')")
+    for targets in (["mmdt_fig_cohorts"], []):
+        proc = run_snakemake(["-n", *targets, "--configfile", str(one)], workdir, check=False)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0 and said in out and "rule mmdt_cohorts:" not in out, targets

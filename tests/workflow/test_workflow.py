@@ -357,7 +357,7 @@ def test_protocol_and_train_only_scale_choice_side_by_side(workdir):
 
 def test_missing_input_file_fails_before_any_job_naming_the_key(workdir):
     cfg = {"diffusion": {"datasets": ["real"], "sources": {"real": {
-        "paper_dataset": "vonmering", "type": "edgelist", "network_path": "no/such/edges.tsv",
+        "paper_dataset": "vonmering", "type": "edgelist", "data": "paper", "network_path": "no/such/edges.tsv",
         "mips_genes_path": "g.txt", "mips_terms_path": "t.txt", "mips_adjacency_path": "a.txt",
         "min_annotated": 10}}}}
     path = workdir / "config/bad.yaml"
@@ -549,7 +549,7 @@ def test_drug_screen_geo_download_rules_against_local_files(workdir):
                       "sha256": hashlib.sha256((mirror / name).read_bytes()).hexdigest(),
                       "gunzip": name.endswith(".gz")}
     cfg = yaml.safe_load(TINY_DS.read_text())
-    cfg["drug_screen"]["sources"]["geo_local"] = {"type": "geo", "files": files}
+    cfg["drug_screen"]["sources"]["geo_local"] = {"type": "geo", "data": "paper", "files": files}
     cfg["drug_screen"]["dataset"] = "geo_local"
     good = workdir / "geo_local.yaml"
     good.write_text(yaml.safe_dump(cfg))

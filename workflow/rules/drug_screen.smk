@@ -69,11 +69,14 @@ rule drug_screen_download:
 
 rule drug_screen_local:
     """A file of a local source: its sha256 checked when given (progress in
-    the log), then linked (not copied) where the download would be."""
+    the log), then linked (not copied) where the download would be, with its
+    origin (config key, path) beside the link: errors about the link name
+    the user's file and key."""
     input:
         lambda wc: DS_FILE_SPECS[wc.key]["path"],
     output:
-        f"resources/drug_screen/{DS_NAME}/local/{{key}}",
+        link=f"resources/drug_screen/{DS_NAME}/local/{{key}}",
+        origin=f"resources/drug_screen/{DS_NAME}/local/{{key}}.origin.json",
     log:
         f"{DS_DIR}/logs/local_{{key}}.log",
     benchmark:
@@ -88,9 +91,36 @@ rule drug_screen_local:
         runtime=120,
     params:
         sha256=lambda wc: DS_FILE_SPECS[wc.key].get("sha256"),
+        config_key=lambda wc: f"{DS_FILE_KEYS[wc.key]}.path",
         progress_s=DS_PROGRESS_S,
     script:
         "../scripts/drug_screen_local.py"
+
+
+rule drug_screen_matrix_tables:
+    """A table of a geo layout that the config does not give (sample_info,
+    pert_info or gene_info), built from the matrix's own metadata (GCTX
+    0/META/COL and ROW, GCT 1.3 metadata blocks) with CMap's field names."""
+    input:
+        gctx=ds_geo_matrix,
+    output:
+        f"resources/drug_screen/{DS_NAME}/matrix/{{table}}.txt",
+    log:
+        f"{DS_DIR}/logs/matrix_{{table}}.log",
+    benchmark:
+        f"{DS_DIR}/benchmarks/matrix_{{table}}.tsv"
+    wildcard_constraints:
+        table="sample_info|pert_info|gene_info",
+    conda:
+        ENV_CORE
+    threads: 1
+    resources:
+        mem_mb=mem_per_attempt(4000),
+        runtime=30,
+    params:
+        config_key=lambda wc: f"drug_screen.sources.{DS_NAME}.files.{wc.table}",
+    script:
+        "../scripts/drug_screen_matrix_tables.py"
 
 
 rule drug_screen_lincs2020_tables:

@@ -27,8 +27,10 @@ DS_LAYOUT = (
     else {"geo": "geo", "lincs2020": "lincs2020"}.get(DS_KIND)
 )
 DS_SIMULATED = DS_LAYOUT is None  # generated files with a hidden model (truth/)
+# Layout -> (files needed, files optional). A geo layout's tables left out
+# come from the matrix's own metadata (rule drug_screen_matrix_tables).
 DS_LAYOUT_FILES = {
-    "geo": (["gctx", "sample_info", "pert_info", "gene_info"], []),
+    "geo": (["gctx"], ["sample_info", "pert_info", "gene_info"]),
     "lincs2020": (["matrix", "siginfo", "geneinfo", "compoundinfo"], ["cellinfo"]),
 }
 DS_LIST_FILES = ("matrix", "compoundinfo")  # lists: keys matrix_1, matrix_2, ...
@@ -48,11 +50,12 @@ DS_PROGRESS_S = DS.get("progress_seconds", 30)
 
 def _ds_file_specs(src, name):
     """File key -> spec ({url, sha256, gunzip} or {path, sha256}) of a real
-    source, list entries numbered from 1 (matrix_1, compoundinfo_1, ...);
+    source, list entries numbered from 1 (matrix_1, compoundinfo_1, ...),
+    and file key -> its config key (drug_screen.sources.<name>.files.matrix[0]);
     checks what the schema cannot: the files and keys of the layout, and
     that local files exist (naming the config key)."""
     if DS_LAYOUT is None:
-        return {}
+        return {}, {}
     where = f"drug_screen.sources.{name}"
     files = src["files"]
     needed, optional = DS_LAYOUT_FILES[DS_LAYOUT]
@@ -86,10 +89,10 @@ def _ds_file_specs(src, name):
     ]
     if problems:
         raise WorkflowError("Config validation failed:\n" + "\n".join(problems))
-    return specs
+    return specs, labels
 
 
-DS_FILE_SPECS = _ds_file_specs(DS_SRC, DS_NAME)
+DS_FILE_SPECS, DS_FILE_KEYS = _ds_file_specs(DS_SRC, DS_NAME)
 # Target cell lines are addressed by rank (1 = most drugs, or the order of
 # drug_screen.targets), so the DAG is known before the data are read.
 DS_RANKS = [str(k) for k in range(1, (len(DS["targets"]) or DS["n_target"]) + 1)]
@@ -136,10 +139,13 @@ def ds_raw(key):
     """Path of one raw input of the drug screen in GEO layout (key gctx,
     sample_info, pert_info or gene_info): generated for synthetic and
     lincs2020_structure sources; the downloaded or linked file for layout
-    geo; the table rebuilt from the CMap LINCS 2020 metadata for layout
-    lincs2020 (whose matrices are ds_matrices())."""
+    geo, or for a table it does not configure the one built from the
+    matrix's own metadata; the table rebuilt from the CMap LINCS 2020
+    metadata for layout lincs2020 (whose matrices are ds_matrices())."""
     if DS_LAYOUT == "geo":
-        return ds_file(key)
+        if key in DS_FILE_SPECS:
+            return ds_file(key)
+        return f"resources/drug_screen/{DS_NAME}/matrix/{key}.txt"
     if DS_LAYOUT == "lincs2020":
         if key == "gctx":
             raise WorkflowError(
@@ -154,6 +160,14 @@ def ds_matrices(wc=None):
     if DS_LAYOUT == "lincs2020":
         return [ds_file(k) for k in DS_FILE_SPECS if k.startswith("matrix_")]
     return [ds_raw("gctx")]
+
+
+def ds_geo_matrix(wc):
+    """The matrix of a geo layout, whose metadata stand in for the tables
+    the config does not give."""
+    if DS_LAYOUT != "geo":
+        raise WorkflowError(f"drug_screen.sources.{DS_NAME} is not a geo layout")
+    return ds_file("gctx")
 
 
 def ds_lincs2020_inputs(wc):

@@ -2,25 +2,8 @@
 # learning curves on a two-domain digits task (Figs. 3-6 shape, with classes
 # held out of the target training set) and across the breast-cancer cohorts
 # of the PIMKL study (pooled source cohorts -> the large cohort; its PK_*
-# constants, rules/pimkl_helpers.smk).
-from biokernels.config import mmdt_cohorts  # noqa: E402
-
-MM = config["mmdt"]
-_MM_SOLVER_KEYS = ("C_source", "C_target", "max_alternations", "tol", "max_iter")
-MM_DIGITS_PARAMS = canonical({k: MM[k] for k in (*_MM_SOLVER_KEYS, "digits")})
-MM_COHORT_PARAMS = canonical({k: MM[k] for k in (*_MM_SOLVER_KEYS, "cohorts")})
-# By default the pooled cohorts of Algorithm S1 -> the large cohort (or,
-# without one, the last S1 cohort from the others); checked by
-# biokernels.config.check_config (common.smk).
-MM_TARGET_COHORT, MM_SOURCE_COHORTS = mmdt_cohorts(config)
-MM_COHORT_STUDY = f"mmdt/cohorts_{PK_NAME}"
-MM_COHORT_DIR = f"results/{MM_COHORT_STUDY}"
-MM_TARGETS = [
-    "results/mmdt/digits/tables/learning_curve.tsv",
-    *figure("mmdt/digits", "learning_curve"),
-    f"{MM_COHORT_DIR}/tables/learning_curve.tsv",
-    *figure(MM_COHORT_STUDY, "learning_curve"),
-]
+# constants, rules/pimkl_helpers.smk). Settings, input functions and targets
+# (MM_*, mm_*): rules/mmdt_helpers.smk.
 
 
 rule mmdt_digits:
@@ -49,7 +32,7 @@ rule mmdt_cohorts:
     """Accuracy vs labelled target samples per class: the pooled source
     cohorts of the PIMKL study to its large cohort."""
     input:
-        [f for c in [*MM_SOURCE_COHORTS, MM_TARGET_COHORT] for f in pk_cohort_files(c)],
+        mm_cohort_files,
     output:
         curve=f"{MM_COHORT_DIR}/curves.tsv",
         info=f"{MM_COHORT_DIR}/domains.json",
@@ -67,9 +50,7 @@ rule mmdt_cohorts:
         cfg=MM_COHORT_PARAMS,
         source_cohorts=MM_SOURCE_COHORTS,
         target_cohort=MM_TARGET_COHORT,
-        specs=canonical(
-            {c: PK_COHORT_SPECS[c] for c in [*MM_SOURCE_COHORTS, MM_TARGET_COHORT]}
-        ),
+        specs=lambda wc: canonical({c: PK_COHORT_SPECS[c] for c in mm_cohorts()}),
         collapse=PK["collapse"],
         seed=SEED,
     script:

@@ -5,17 +5,20 @@
 # (every study, then `snakemake --report`). Library: biokernels.report.
 # Included after every study's rules (it reads their *_TARGETS lists).
 
+from biokernels.departures import load_protocols as _load_protocols  # noqa: E402
 from biokernels.report import Context as _ReportContext  # noqa: E402
-from biokernels.report import is_paper_data as _is_paper_data  # noqa: E402
 from biokernels.report import load_paper_values as _load_paper_values  # noqa: E402
 from biokernels.report import required_tables as _required_tables  # noqa: E402
+from biokernels.report import source_data as _source_data  # noqa: E402
 
 REPORT = config.get("report") or {}
 REPORT_PAPER_VALUES = REPORT.get("paper_values", "config/paper_values.yaml")
 REPORT_SCHEMA = os.path.join(workflow.basedir, "schemas", "paper_values.schema.yaml")
-# Source names a user declares to be the paper's own data (study -> names),
-# beyond what the source types say (biokernels.report.is_paper_data).
-REPORT_PAPER_DATA = REPORT.get("paper_data") or {}
+# The papers' protocols, against which each row's departures are computed.
+REPORT_PROTOCOLS = REPORT.get("paper_protocols", "config/paper_protocols.yaml")
+REPORT_PROTOCOLS_SCHEMA = os.path.join(
+    workflow.basedir, "schemas", "paper_protocols.schema.yaml"
+)
 REPORT_CATEGORY = "0. Paper vs reproduction"
 
 # --- Studies in the report -------------------------------------------------
@@ -32,56 +35,66 @@ REPORT_STUDIES = {
 }
 
 
-# Placeholders of paper_values.yaml table paths: name -> {value: paper data?};
-# an empty dict means this config has none (entries using it: "not run").
+# Placeholders of paper_values.yaml table paths: name -> {value: data}, the
+# data as each source declares it (`data: paper | substitute | synthetic`,
+# biokernels.report.source_data); an empty dict means this config has none
+# (entries using it: "not run"). Settings that are not data (featurizations)
+# are "paper" here: config/paper_protocols.yaml judges them as protocol.
+# (biokernels.config.check_config has already named any source without a
+# valid `data`.)
+_PK_DATA = _source_data("pimkl", PK_NAME, PK_SRC)
 REPORT_PLACEHOLDERS = {
     "dkl_ligand": {
-        ds: _is_paper_data("diffusion", ds, diffusion_source(ds), REPORT_PAPER_DATA)
+        ds: _source_data("diffusion", ds, diffusion_source(ds))
         for ds in diffusion_protocol_datasets("ligand")
     },
     "dkl_vonmering": {
-        ds: _is_paper_data("diffusion", ds, diffusion_source(ds), REPORT_PAPER_DATA)
+        ds: _source_data("diffusion", ds, diffusion_source(ds))
         for ds in diffusion_protocol_datasets("vonmering")
     },
-    "ds_dataset": {
-        DS_NAME: _is_paper_data("drug_screen", DS_NAME, DS_SRC, REPORT_PAPER_DATA)
-    },
-    "ds_featurization": {
-        DS["featurization"]: DS["featurization"] == "morgan"
-    },  # the paper's Fig. 4: Morgan
-    "dm_dataset": {
-        DM_NAME: _is_paper_data("depmap", DM_NAME, DM_SRC, REPORT_PAPER_DATA)
-    },
-    "dm_featurization": {
-        f: f == "mol2vec" for f in DM["featurizations"]
-    },  # the paper's S9: Mol2Vec
+    "ds_dataset": {DS_NAME: _source_data("drug_screen", DS_NAME, DS_SRC)},
+    "ds_featurization": {DS["featurization"]: "paper"},
+    "dm_dataset": {DM_NAME: _source_data("depmap", DM_NAME, DM_SRC)},
+    "dm_featurization": {f: "paper" for f in DM["featurizations"]},
     "dm_mol2vec": (
-        {"mol2vec": True} if {"mol2vec", "morgan"} <= set(DM["featurizations"]) else {}
+        {"mol2vec": "paper"}
+        if {"mol2vec", "morgan"} <= set(DM["featurizations"])
+        else {}
     ),
-    "pk_dataset": {
-        PK_NAME: _is_paper_data("pimkl", PK_NAME, PK_SRC, REPORT_PAPER_DATA)
-    },
+    "pk_dataset": {PK_NAME: _PK_DATA},
     "pk_hallmark": (
-        {PK_PRIMARY: True} if not PK_SYNTH and "hallmark" in PK_PRIMARY.lower() else {}
+        {PK_PRIMARY: "paper"}
+        if not PK_SYNTH and "hallmark" in PK_PRIMARY.lower()
+        else {}
     ),
-    "pk_large": ({PK_LARGE: not PK_SYNTH} if PK_LARGE and PK_TRANSFER_COHORTS else {}),
-    "mkl_dataset": {"digits": False},  # digits are not CIFAR-10-C
+    "pk_large": (
+        {
+            PK_LARGE: (
+                "paper"
+                if PK_LARGE.upper() == "METABRIC"
+                else f"substitute: {PK_LARGE} stands in for METABRIC (1,890 patients, mRNA + CNA)"
+            )
+        }
+        if PK_LARGE and PK_TRANSFER_COHORTS
+        else {}
+    ),
+    "mkl_dataset": {
+        "digits": "substitute: 8x8 digits with generated corruptions stand in for CIFAR-10-C"
+    },
     "mmdt_task": {
-        "digits": False,
-        MM_COHORT_STUDY.split("/")[-1]: False,
-    },  # not the paper's image data
-}
-# Data sets that carry a labelled deviation from the paper's protocol: their
-# rows say so (diffusion: the Laplacian, the beta grid, the kernel-scale choice).
-REPORT_DEVIATIONS = {
-    ds: diffusion_source(ds)["deviation"]
-    for ds in DIFFUSION_DATASETS
-    if diffusion_source(ds).get("deviation")
+        "digits": "substitute: 8x8 digits and their pooled, noisy copies stand in for the paper's image domains",
+        MM_COHORT_STUDY.split("/")[-1]: (
+            "synthetic"
+            if _PK_DATA == "synthetic"
+            else "substitute: breast-cancer cohorts stand in for the paper's image domains"
+        ),
+    },
 }
 REPORT_CONTEXT = {
     "studies": sorted(REPORT_STUDIES),
     "placeholders": canonical(REPORT_PLACEHOLDERS),
-    "deviations": canonical(REPORT_DEVIATIONS),
+    "protocols": canonical(_load_protocols(REPORT_PROTOCOLS, REPORT_PROTOCOLS_SCHEMA)),
+    "config": canonical({study: config.get(study) or {} for study in REPORT_STUDIES}),
 }
 REPORT_TABLES = [
     f"results/{t}"
@@ -104,6 +117,7 @@ rule reproduction_table:
     input:
         paper_values=REPORT_PAPER_VALUES,
         schema=REPORT_SCHEMA,
+        protocols=REPORT_PROTOCOLS,
         tables=REPORT_TABLES,
     output:
         tsv="results/reproduction.tsv",
@@ -185,3 +199,4 @@ rule reproduce:
     input:
         [f for targets in REPORT_STUDIES.values() for f in targets],
         REPORT_TARGETS,
+        ["results/coverage.tsv", "results/report/coverage.html"],

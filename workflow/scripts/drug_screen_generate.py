@@ -11,7 +11,8 @@ smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 src = dict(smk.params.source)
 kind = src.pop("type")
-src.pop("description", None)
+for key in ("description", "data", "data_reason"):   # what the source is, not how to generate it
+    src.pop(key, None)
 if kind not in ("synthetic", "lincs2020_structure"):
     raise InputError(f"drug_screen source type {kind!r} holds real data: there is no hidden model to generate "
                      "files (or a truth/ folder) from; only synthetic and lincs2020_structure sources have one")

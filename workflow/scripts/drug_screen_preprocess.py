@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 
-from biokernels.io.cmap import preprocess_cmap, read_l1000_table, read_sample_info
+from biokernels.io.cmap import preprocess_cmap, read_gene_info, read_sample_info
 from biokernels.io.gctx import GCT, write_gctx
 from biokernels.logs import rule_logger
 
@@ -12,7 +12,7 @@ smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 matrices = [smk.input.gctx] if isinstance(smk.input.gctx, str) else list(smk.input.gctx)
 meta = read_sample_info(smk.input.sample_info)
-gene_info = read_l1000_table(smk.input.gene_info, ["pr_gene_id", "pr_gene_symbol", "pr_is_lm"])
+gene_info = read_gene_info(smk.input.gene_info)
 valid = pd.read_csv(smk.input.fingerprints, sep="\t", usecols=[0], dtype=str).iloc[:, 0]
 controls = (pd.read_csv(smk.input.controls[0], index_col=0, sep=None, engine="python").rename(index=str)
             if smk.input.controls else None)  # CSV or TSV, first column = cell id

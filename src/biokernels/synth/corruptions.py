@@ -21,9 +21,10 @@ Every corruption is ``f(images, severity, rng, vmax=16.0) -> ndarray`` with
 * returns a new float64 array of the same shape, clipped to [0, vmax]; the
   input is not modified.
 
-``CORRUPTIONS`` maps the 19 names to the functions (15 CIFAR-10-C + 2 of its
-extras (gaussian_blur, saturate) + rotate/translate, the affine shifts of
-CIFAR-10-P). ``digit_transfer_task`` builds the source (clean) / target
+``CORRUPTIONS`` maps 19 names to the functions: 17 of CIFAR-10-C's 19 (its
+15 standard corruptions but frost, and 3 of its 4 extras: speckle_noise,
+gaussian_blur, saturate; not spatter), and rotate and translate, the affine
+shifts of CIFAR-10-P, in place of frost and spatter. ``digit_transfer_task`` builds the source (clean) / target
 (corrupted) binary task.
 
 Raises: ``InputError`` (a ValueError) for a severity outside 1-5, images that

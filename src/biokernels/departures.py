@@ -1,0 +1,155 @@
+"""Departures of a run from the papers' protocols, computed from its config.
+
+``config/paper_protocols.yaml`` (schema ``workflow/schemas/paper_protocols.schema.yaml``)
+writes each study's protocol once, as data: per study a list of *settings*,
+each naming where the run's value sits in the study's config section, the
+paper's value and the reproduction rows (ids of ``config/paper_values.yaml``,
+``fnmatch`` patterns) whose numbers depend on it. A row's departures are the
+settings that apply to it and whose resolved value differs from the paper's;
+nothing is typed per data set, so no departure can be forgotten.
+
+A setting is one of
+
+``key`` (+ ``paper`` / ``one_of`` / ``at_least`` / ``at_most``)
+    a dotted path into the study's config section, or a list of them (the
+    first one present wins; ``default`` when none is). A path may hold a
+    ``{placeholder}`` of the reproduction table (``sources.{dkl_ligand}.laplacian``):
+    it is tried only for rows that have that placeholder. Numbers compare with
+    a relative 1e-9; lists elementwise.
+``placeholder``
+    the row's own placeholder value (e.g. the featurization a row is computed
+    with), compared the same way.
+``fixed``
+    a departure of every run (the text says what), e.g. a split the paper's
+    authors did not publish.
+
+Pure library: no Snakemake.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import string
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from biokernels.schema_check import schema_messages
+
+_DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "paper_protocols.schema.yaml"
+_MISSING = object()
+
+
+class ProtocolsError(ValueError):
+    """paper_protocols.yaml does not follow its schema (one line per problem)."""
+
+
+def load_protocols(path: str | Path, schema_path: str | Path = _DEFAULT_SCHEMA) -> dict[str, list[dict]]:
+    """Study -> its protocol settings, validated against the schema;
+    :class:`ProtocolsError` lists every problem, naming the study and the
+    setting's index and ``what``."""
+    import yaml
+
+    doc = yaml.safe_load(Path(path).read_text())
+    lines = [f"{path}: {m}" for m in schema_messages(doc, schema_path)]
+    if lines:
+        raise ProtocolsError("\n".join(lines))
+    return doc["studies"]
+
+
+def _fields(text: str) -> list[str]:
+    return [f for _, f, _, _ in string.Formatter().parse(text) if f]
+
+
+def _lookup(section: Mapping, dotted: str):
+    node = section
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return _MISSING
+        node = node[part]
+    return node
+
+
+def resolve(setting: Mapping, section: Mapping, values: Mapping[str, str]):
+    """The run's value of ``setting`` (a ``key`` or ``placeholder`` setting):
+    the first of its keys present in ``section`` (the study's config) with
+    the row's placeholder ``values`` filled in, else its ``default``;
+    ``_MISSING`` when the row lacks the placeholder or nothing applies."""
+    if "placeholder" in setting:
+        return values.get(setting["placeholder"], _MISSING)
+    keys = setting["key"] if isinstance(setting["key"], list) else [setting["key"]]
+    for key in keys:
+        names = _fields(key)
+        if any(n not in values for n in names):
+            continue
+        found = _lookup(section, key.format(**{n: values[n] for n in names}))
+        if found is not _MISSING and found is not None:
+            return found
+    return setting.get("default", _MISSING)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(a, Sequence) and isinstance(b, Sequence) and not isinstance(a, str) and not isinstance(b, str):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return str(a) == str(b)
+
+
+def _follows(setting: Mapping, value) -> bool:
+    if "at_least" in setting:
+        return isinstance(value, (int, float)) and value >= setting["at_least"]
+    if "at_most" in setting:
+        return isinstance(value, (int, float)) and value <= setting["at_most"]
+    if "one_of" in setting:
+        return any(_same(value, v) for v in setting["one_of"])
+    return _same(value, setting["paper"])
+
+
+def applies(setting: Mapping, entry_id: str) -> bool:
+    """Whether ``entry_id`` matches the setting's ``rows`` patterns (all rows
+    of the study when absent) and none of its ``except`` patterns."""
+    rows = setting.get("rows") or ["*"]
+    return (any(fnmatch.fnmatchcase(entry_id, p) for p in rows)
+            and not any(fnmatch.fnmatchcase(entry_id, p) for p in setting.get("except") or []))
+
+
+def _paper_text(setting: Mapping) -> str:
+    if setting.get("paper_text"):
+        return setting["paper_text"]
+    if "at_least" in setting:
+        return f">= {setting['at_least']}"
+    if "at_most" in setting:
+        return f"<= {setting['at_most']}"
+    if "one_of" in setting:
+        return " or ".join(map(str, setting["one_of"]))
+    return str(setting["paper"])
+
+
+def row_departures(entry_id: str, settings: Sequence[Mapping], section: Mapping,
+                   values: Mapping[str, str]) -> list[str]:
+    """The departures of one reproduction row from its paper's protocol, one
+    text each (``"<what>: <run's value> (paper: <paper's>)"``, or a fixed
+    setting's text), in the order of ``settings``.
+
+    Parameters
+    ----------
+    entry_id : the paper_values entry id of the row.
+    settings : the study's protocol settings (:func:`load_protocols`).
+    section : the study's resolved config section (``config[study]``).
+    values : the row's placeholder values, e.g. ``{"dkl_ligand": "ligand_gem"}``.
+    """
+    out = []
+    for s in settings:
+        if not applies(s, entry_id):
+            continue
+        if "fixed" in s:
+            out.append(f"{s['what']}: {s['fixed']}")
+            continue
+        value = resolve(s, section, values)
+        if value is _MISSING or _follows(s, value):
+            continue
+        out.append(f"{s['what']}: {value} (paper: {_paper_text(s)})")
+    return out

@@ -1,0 +1,88 @@
+"""biokernels.departures: a row's departures from its paper's protocol,
+computed from the run's config against config/paper_protocols.yaml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from biokernels.departures import ProtocolsError, applies, load_protocols, resolve, row_departures
+
+REPO = Path(__file__).resolve().parents[2]
+PROTOCOLS = REPO / "config/paper_protocols.yaml"
+
+
+def test_project_protocols_are_valid_and_name_settings_the_default_config_has():
+    """Every `key` setting of the shipped protocols names a key the default
+    config (or a source of it) has, so that no setting is silently skipped."""
+    protocols = load_protocols(PROTOCOLS)
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    for study, settings in protocols.items():
+        section = config.get(study) or {}
+        for s in settings:
+            if "key" not in s:
+                continue
+            keys = s["key"] if isinstance(s["key"], list) else [s["key"]]
+            plain = [k for k in keys if "{" not in k]
+            if plain:
+                node_found = False
+                for k in plain:
+                    node = section
+                    for part in k.split("."):
+                        node = node.get(part) if isinstance(node, dict) else None
+                    node_found |= node is not None or "default" in s
+                assert node_found, f"{study}: {s['what']}: none of {plain} in config/config.yaml"
+
+
+@pytest.mark.parametrize("setting, section, values, expect", [
+    ({"what": "w", "key": ["sources.{ds}.step", "step"], "paper": 0.1}, {"step": 0.1, "sources": {"a": {"step": 0.05}}},
+     {"ds": "a"}, 0.05),                                          # the data set's own value wins
+    ({"what": "w", "key": ["sources.{ds}.step", "step"], "paper": 0.1}, {"step": 0.1, "sources": {"a": {}}},
+     {"ds": "a"}, 0.1),                                           # else the study's
+    ({"what": "w", "key": ["sources.{ds}.lap"], "default": "u", "paper": "u"}, {"sources": {"a": {}}},
+     {"ds": "a"}, "u"),                                           # else the workflow's default
+    ({"what": "w", "placeholder": "feat", "paper": "morgan"}, {}, {"feat": "mol2vec"}, "mol2vec"),
+])
+def test_resolve(setting, section, values, expect):
+    assert resolve(setting, section, values) == expect
+
+
+@pytest.mark.parametrize("setting, value, departs", [
+    ({"paper": 60}, 60, False),
+    ({"paper": 60}, 60.0, False),
+    ({"paper": 1e-6}, 1.0000000001e-6, False),                  # within a relative 1e-9
+    ({"paper": 1e-6}, 1e-5, True),
+    ({"paper": [1.0, 10.0]}, [1, 10], False),
+    ({"paper": [1.0, 10.0]}, [0.1, 1, 10], True),               # an extended grid departs
+    ({"one_of": ["auto", "cholesky"]}, "nystrom", True),
+    ({"one_of": ["auto", "cholesky"]}, "cholesky", False),
+    ({"at_least": 10}, 10, False),
+    ({"at_least": 10}, 2, True),
+    ({"paper": None}, None, False),
+])
+def test_departs_when_the_value_differs(setting, value, departs):
+    s = {"what": "w", "key": "k", **setting}
+    assert bool(row_departures("e", [s], {"k": value}, {})) is departs
+
+
+def test_rows_and_except_patterns():
+    s = {"what": "w", "key": "k", "paper": 1, "rows": ["dkl_*"], "except": ["*neighbor_counting"]}
+    assert applies(s, "dkl_ligand_mean_roc_mdkl")
+    assert not applies(s, "dkl_ligand_mean_roc_neighbor_counting")
+    assert not applies(s, "ds_fig4a_x")
+
+
+def test_text_names_the_run_and_the_paper():
+    s = {"what": "beta grid step", "key": "beta_step", "paper": 0.1, "paper_text": "beta_i = -0.1 i"}
+    assert row_departures("e", [s], {"beta_step": 0.01}, {}) == ["beta grid step: 0.01 (paper: beta_i = -0.1 i)"]
+    fixed = {"what": "split 00", "fixed": "a seeded random split"}
+    assert row_departures("e", [fixed], {}, {}) == ["split 00: a seeded random split"]
+
+
+def test_a_bad_protocols_file_names_the_setting(tmp_path):
+    bad = tmp_path / "p.yaml"
+    bad.write_text(yaml.safe_dump({"version": 1, "studies": {"diffusion": [{"what": "x", "key": "k"}]}}))
+    with pytest.raises(ProtocolsError, match=r"studies.diffusion.0"):
+        load_protocols(bad)
