@@ -1,42 +1,13 @@
 """Coverage of the papers: every figure and table of the four papers, and what
 this run makes of it.
 
-``config/coverage.yaml`` lists one item per figure and table of each paper
-(per panel where the panels are different experiments; also the theorems and
-the results stated only in the text), typed by
-``workflow/schemas/coverage.schema.yaml``: the paper, the item, what it
-shows, the workflow's named target rule that builds it (or null), the ids of
-the ``config/paper_values.yaml`` entries that judge it, the data the paper
-used against what this workflow can use, why where it has no target or is not
-on the paper's data, and optionally a fixed ``status`` (``not run`` or
-``analogue``) for items whose status cannot come from entries.
-
-:func:`coverage_table` gives one row per item with a status computed from the
-rows of the reproduction table (``results/reproduction.tsv``, see
-:mod:`biokernels.report`) whose ``id`` is among the item's entries, by the
-head of their ``verdict`` (the text before the first ``:``). First match
-wins:
-
-1. any row ``differs`` or ``differs with a stated deviation`` (a number on
-   the paper's data that does not match) -> ``differs``;
-2. else any row ``reproduced`` or ``reproduced with a stated deviation``
-   -> ``reproduced``;
-3. else any row ``differs on substitute data`` -> ``differs``;
-4. else any row ``agrees on substitute data`` -> ``agrees on substitute data``;
-5. else any row ``not comparable on this data`` (synthetic or embedded data:
-   the number is computed but not judged) -> ``analogue``;
-6. else (no entry row ran: none, or all ``not run``) the item's fixed
-   ``status`` if it has one (``analogue`` only with a target: the workflow
-   builds a counterpart that no paper number judges; ``not run``), else
-   ``not run``.
-
-The fixed status applies only when no entry row ran (rule 6). Where the
-status comes from rows (rules 1-5, and 6 without a fixed status), the item's
-``why`` is completed with what the rows say: how many rows of each verdict,
-and the ``data`` and ``note`` of the rows that decided (e.g. the data set the
-run used, or the table not built).
-
-A verdict head outside :data:`VERDICT_HEADS` is an error naming the item.
+``config/coverage.yaml`` (schema ``workflow/schemas/coverage.schema.yaml``)
+lists one item per figure, table, theorem and text-only result of each paper.
+:func:`coverage_table` gives each a status (``reproduced``, ``differs``,
+``agrees on substitute data``, ``analogue``, ``not run``) from the verdicts
+of the reproduction-table rows of its entries (the rule, first match wins, is
+in ``docs/report_notes.md``); a verdict head outside :data:`VERDICT_HEADS` is
+an error naming the item.
 
 Pure library: no Snakemake; ``workflow/scripts/coverage_table.py`` is the
 rule's entry.

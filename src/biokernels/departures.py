@@ -1,27 +1,13 @@
 """Departures of a run from the papers' protocols, computed from its config.
 
 ``config/paper_protocols.yaml`` (schema ``workflow/schemas/paper_protocols.schema.yaml``)
-writes each study's protocol once, as data: per study a list of *settings*,
-each naming where the run's value sits in the study's config section, the
-paper's value and the reproduction rows (ids of ``config/paper_values.yaml``,
-``fnmatch`` patterns) whose numbers depend on it. A row's departures are the
-settings that apply to it and whose resolved value differs from the paper's;
-nothing is typed per data set, so no departure can be forgotten.
-
-A setting is one of
-
-``key`` (+ ``paper`` / ``one_of`` / ``at_least`` / ``at_most``)
-    a dotted path into the study's config section, or a list of them (the
-    first one present wins; ``default`` when none is). A path may hold a
-    ``{placeholder}`` of the reproduction table (``sources.{dkl_ligand}.laplacian``):
-    it is tried only for rows that have that placeholder. Numbers compare with
-    a relative 1e-9; lists elementwise.
-``placeholder``
-    the row's own placeholder value (e.g. the featurization a row is computed
-    with), compared the same way.
-``fixed``
-    a departure of every run (the text says what), e.g. a split the paper's
-    authors did not publish.
+writes each study's protocol once, as data: per study a list of settings,
+each naming where the run's value sits in the study's config section (a
+``key``, the row's ``placeholder``, or ``fixed`` for a departure of every
+run), the paper's value (``paper``, ``one_of``, ``at_least``, ``at_most``)
+and the reproduction rows (``fnmatch`` patterns of paper_values ids) whose
+numbers depend on it. A row's departures are the settings that apply to it
+and whose resolved value differs from the paper's (``docs/report_notes.md``).
 
 Pure library: no Snakemake.
 """
