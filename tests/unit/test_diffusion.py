@@ -200,5 +200,6 @@ def test_only_diffusion_betas_builds_the_grid():
     for script in (root / "workflow" / "scripts").glob("diffusion_*.py"):
         text = script.read_text()
         assert "diffusion_betas" not in text and "arange" not in text, script.name
-    protocol = (root / "src" / "biokernels" / "studies" / "diffusion" / "protocol.py").read_text()
+    package = root / "src" / "biokernels" / "studies" / "diffusion" / "protocol"
+    protocol = "".join(p.read_text() for p in sorted(package.glob("*.py")))
     assert "arange" not in protocol and "diffusion_betas(" in protocol
