@@ -1,4 +1,4 @@
-"""Benchmark: each input reader's throughput and peak memory on a file of real size (issue #18).
+"""Benchmark: each input reader's throughput and peak memory on a file of real size.
 
 For each reader, a file of the real release's size is written in the exact
 public layout (synthetic content, fixed seed), then read by the project's
@@ -16,7 +16,7 @@ column counts stay):
     :func:`biokernels.io.geo.read_series_matrix` on a gzipped GEO series
     matrix (as GEO serves ``GSEnnn_series_matrix.txt.gz``) of 22,283 probes
     x 300 samples, MAS5-like values with one decimal, a few ``null`` cells;
-    written by the tests' writer (``tests/unit/test_geo_io.py``,
+    written by the tests' writer (``tests/fakes/geo.py``,
     ``write_series_matrix``).
 ``geo_platform_annotation``
     :func:`biokernels.io.geo.read_platform_annotation` on a GPL96-like
@@ -98,7 +98,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import importlib.util
 import json
 import os
 import shutil
@@ -116,7 +115,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import REPO, begin_report, finish_report, log, peak_rss_mib, pin_threads, write_json  # noqa: E402
 from _harness import _jsonable as _harness_jsonable  # noqa: E402
 
-TESTS = REPO / "tests" / "unit"
+# The tests' fake-file writers (tests/fakes, imported as ``fakes`` where they are used), so that the files
+# have the layouts the tests check.
+sys.path.insert(0, str(REPO / "tests"))
 MB = 1e6
 
 #: Real sizes (rows; columns stay fixed under --scale).
@@ -133,19 +134,6 @@ REAL = {
 def scaled(real: int, scale: float, minimum: int) -> int:
     """``real * scale`` rounded, at least ``minimum``."""
     return max(int(minimum), int(round(real * float(scale))))
-
-
-def _test_module(name: str):
-    """``tests/unit/<name>.py`` loaded under a private module name (its
-    writers are reused here, so the files have the layout the tests check)."""
-    key = f"_bench_readers_{name}"
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, TESTS / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[key] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _rng(seed: int, *stream: int) -> np.random.Generator:
@@ -278,7 +266,8 @@ def write_gpl_annot(path: Path, probes: list[str], rng: np.random.Generator, pla
 def make_geo(folder: Path, scale: float, seed: int) -> dict:
     """A GEO series matrix (gzip, GPL96, 22,283 probes x 300 samples) and
     the GPL96 annot file of the same probes."""
-    geo = _test_module("test_geo_io")
+    from fakes.geo import write_series_matrix
+
     rng = _rng(seed, 1)
     n_probes = scaled(REAL["geo_probes"], scale, 10)
     n_samples = REAL["geo_samples"]
@@ -300,8 +289,8 @@ def make_geo(folder: Path, scale: float, seed: int) -> dict:
             cells[j] = "null"
         return probes[i], cells
 
-    sm = geo.write_series_matrix(folder / "GSE99999_series_matrix.txt.gz", samples, characteristics,
-                                 _LazyRows(n_probes, row), platform="GPL96", compress=True)
+    sm = write_series_matrix(folder / "GSE99999_series_matrix.txt.gz", samples, characteristics,
+                             _LazyRows(n_probes, row), platform="GPL96", compress=True)
     annot = folder / "GPL96.annot.gz"
     planted = write_gpl_annot(annot, probes, _rng(seed, 2))
     return {"files": {"series_matrix": str(sm), "platform": str(annot)},
@@ -362,7 +351,8 @@ def make_lincs(folder: Path, scale: float, seed: int) -> dict:
     ``siginfo_beta.txt`` and the ids the workflow's filter keeps."""
     import pandas as pd
 
-    lincs = _test_module("test_lincs2020_io")
+    from fakes.lincs2020 import SIG_COLUMNS
+
     rng = _rng(seed, 4)
     n = scaled(REAL["lincs_signatures"], scale, 20)
     g = REAL["lincs_genes"]
@@ -405,7 +395,7 @@ def make_lincs(folder: Path, scale: float, seed: int) -> dict:
         "project_code": np.array(projects)[plate_proj[plate]],
         "det_plates": np.char.add(np.array(projects)[plate_proj[plate]], "_X1"), "det_wells": "A03|B05|C07",
     })
-    assert list(df.columns) == list(lincs.SIG_COLUMNS) + SIG_EXTRA
+    assert list(df.columns) == list(SIG_COLUMNS) + SIG_EXTRA
     siginfo = folder / "siginfo_beta.txt"
     df.to_csv(siginfo, sep="\t", index=False)
     keep = df["pert_type"].isin(["trt_cp", "ctl_vehicle"]).to_numpy() & (df["qc_pass"] == "1").to_numpy()
@@ -539,7 +529,8 @@ def write_gaf(path: Path, n_lines: int, n_objects: int, onto: dict, rng: np.rand
     ``NOT|`` 1%, synonyms ``<ORF>|<alias>``, 0.5% rows on an alt id (of a
     term of the aspect's namespace), 0.5% on
     an obsolete term, 0.1% on an unknown id, 0.5% with a second taxon."""
-    go_test = _test_module("test_go_io")
+    from fakes.go import gaf_line
+
     aspects = np.array(["P", "F", "C"])
     asp = aspects[rng.choice(3, size=n_lines, p=[0.40, 0.25, 0.35])]
     ev_codes = list(GAF_EVIDENCE)
@@ -586,8 +577,8 @@ def write_gaf(path: Path, n_lines: int, n_objects: int, onto: dict, rng: np.rand
                 counts["not"] += 1
             o = int(obj[i])
             orf = yeast_orf(o)
-            buf.append(go_test.gaf_line(f"S{o:09d}", f"GEN{o}", q, term, ev[i], a, f"{orf}|alias{o}",
-                                        taxon="taxon:559292|taxon:9606" if s > 0.995 else "taxon:559292"))
+            buf.append(gaf_line(f"S{o:09d}", f"GEN{o}", q, term, ev[i], a, f"{orf}|alias{o}",
+                                taxon="taxon:559292|taxon:9606" if s > 0.995 else "taxon:559292"))
             if len(buf) >= 50_000:
                 fh.write("\n".join(buf) + "\n")
                 buf = []
@@ -625,8 +616,9 @@ def make_biogrid(folder: Path, scale: float, seed: int) -> dict:
     physical, 1.5% with a human interactor, 0.5% of genes without a
     systematic name (``-``), 1% with two SWISS-PROT accessions, degrees
     skewed, self-loops and repeated pairs as in the real file."""
-    bg = _test_module("test_biogrid_io")
-    cols = bg.TAB3_COLUMNS
+    from fakes.biogrid import TAB3_COLUMNS
+
+    cols = TAB3_COLUMNS
     rng = _rng(seed, 7)
     n = scaled(REAL["biogrid_rows"], scale, 50)
     n_genes = min(REAL["biogrid_genes"], max(20, n // 10))
@@ -704,7 +696,8 @@ def make_prism(folder: Path, scale: float, seed: int) -> dict:
     ``passed_str_profiling`` 97% TRUE / 2% FALSE / 1% NA."""
     import pandas as pd
 
-    pt = _test_module("test_prism_io")
+    from fakes.prism import SECONDARY_HEAD, TREATMENT_HEAD, r_csv
+
     rng = _rng(seed, 8)
     n_models = scaled(REAL["prism_models"], scale, 5)
     n_cols = REAL["prism_columns"]
@@ -745,9 +738,9 @@ def make_prism(folder: Path, scale: float, seed: int) -> dict:
     columns = [f"{b}::{d:g}::{s}" for b, d, s in treat]
     assert len(set(columns)) == n_cols
     tinfo = folder / "primary-screen-replicate-collapsed-treatment-info.csv"
-    pt.r_csv(tinfo, pt.TREATMENT_HEAD,
-             [[c, b, info_of[b][0], float(d), s, info_of[b][1], "kinase inhibitor", "EGFR", "oncology", "cancer",
-               "Launched"] for c, (b, d, s) in zip(columns, treat)])
+    r_csv(tinfo, TREATMENT_HEAD,
+          [[c, b, info_of[b][0], float(d), s, info_of[b][1], "kinase inhibitor", "EGFR", "oncology", "cancer",
+            "Launched"] for c, (b, d, s) in zip(columns, treat)])
     # the matrix, row by row
     lfc = folder / "primary-screen-replicate-collapsed-logfold-change.csv"
 
@@ -757,7 +750,7 @@ def make_prism(folder: Path, scale: float, seed: int) -> dict:
         v[r.random(n_cols) < 0.02] = np.nan
         return [model_ids[primary_models[i]]] + _r15(v)
 
-    pt.r_csv(lfc, [""] + columns, _LazyRows(len(primary_models), matrix_row))
+    r_csv(lfc, [""] + columns, _LazyRows(len(primary_models), matrix_row))
 
     # secondary
     n_sec = scaled(REAL["prism_secondary_rows"], scale, 50)
@@ -796,9 +789,9 @@ def make_prism(folder: Path, scale: float, seed: int) -> dict:
                 info_of[b][0], "kinase inhibitor", "EGFR", "oncology", "cancer", info_of[b][1], "Launched",
                 passed[i], model_ids[k]]
 
-    assert len(pt.SECONDARY_HEAD) == 20
+    assert len(SECONDARY_HEAD) == 20
     sec = folder / "secondary-screen-dose-response-curve-parameters.csv"
-    pt.r_csv(sec, pt.SECONDARY_HEAD, _LazyRows(m, sec_row))
+    r_csv(sec, SECONDARY_HEAD, _LazyRows(m, sec_row))
     return {"files": {"logfold_change": str(lfc), "treatment_info": str(tinfo), "models": str(model_csv),
                       "dose_response": str(sec)},
             "params": {"primary_models": len(primary_models), "primary_columns": n_cols,

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fakes.lincs2020 import SIG_COLUMNS
+
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "benchmarks" / "bench_readers.py"
 TINY = 0.001
@@ -107,7 +109,7 @@ def test_lincs_gctx_layout_values_siginfo_and_kept_ids(br, tmp_path):
     si = read_siginfo(made["files"]["siginfo"], 5)
     assert len(si) == n and list(si.index) == list(whole.col_meta.index)
     assert list(pd.read_csv(made["files"]["siginfo"], sep="\t", nrows=1).columns) == \
-        list(br._test_module("test_lincs2020_io").SIG_COLUMNS) + br.SIG_EXTRA
+        list(SIG_COLUMNS) + br.SIG_EXTRA
     kept = Path(made["files"]["kept_ids"]).read_text().split()
     rule = si.index[si["pert_type"].isin(["trt_cp", "ctl_vehicle"]) & (si["qc_pass"] == "1")]
     assert kept == list(rule) and 0 < len(kept) < n

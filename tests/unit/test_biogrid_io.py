@@ -17,21 +17,7 @@ import pytest
 from biokernels.errors import InputError
 from biokernels.io.biogrid import read_biogrid_tab3
 from biokernels.io.networks import NETWORK_READERS
-
-TAB3_COLUMNS = [
-    "#BioGRID Interaction ID", "Entrez Gene Interactor A", "Entrez Gene Interactor B", "BioGRID ID Interactor A",
-    "BioGRID ID Interactor B", "Systematic Name Interactor A", "Systematic Name Interactor B",
-    "Official Symbol Interactor A", "Official Symbol Interactor B", "Synonyms Interactor A",
-    "Synonyms Interactor B", "Experimental System", "Experimental System Type", "Author", "Publication Source",
-    "Organism ID Interactor A", "Organism ID Interactor B", "Throughput", "Score", "Modification",
-    "Qualifications", "Tags", "Source Database", "SWISS-PROT Accessions Interactor A",
-    "TREMBL Accessions Interactor A", "REFSEQ Accessions Interactor A", "SWISS-PROT Accessions Interactor B",
-    "TREMBL Accessions Interactor B", "REFSEQ Accessions Interactor B", "Ontology Term IDs",
-    "Ontology Term Names", "Ontology Term Categories", "Ontology Term Qualifier IDs",
-    "Ontology Term Qualifier Names", "Ontology Term Types", "Organism Name Interactor A",
-    "Organism Name Interactor B",
-]
-assert len(TAB3_COLUMNS) == 37
+from fakes.biogrid import TAB3_COLUMNS
 
 # gene -> (entrez, systematic, symbol, swissprot, taxid)
 GENES = {

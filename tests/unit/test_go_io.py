@@ -21,13 +21,13 @@ import pytest
 
 from biokernels.errors import InputError
 from biokernels.io.go import (
-    GAF_COLUMNS,
     go_annotation_labels,
     load_gaf,
     read_gaf,
     read_obo,
 )
 from biokernels.io.labels import LABEL_READERS, select_tasks
+from fakes.go import gaf_line
 
 ROOT, A, B, C, D, E, OBS, G, G_ALT, MF_ROOT, H, OBS2 = (
     "GO:0008150", "GO:0000001", "GO:0000002", "GO:0000003", "GO:0000004", "GO:0000005", "GO:0000006",
@@ -126,15 +126,6 @@ name: regulates
 # (regulates is not followed; H's part_of A crosses namespaces and is not).
 ANCESTORS = {ROOT: {ROOT}, A: {A, ROOT}, B: {B, A, ROOT}, C: {C, A, ROOT}, D: {D, B, C, A, ROOT},
              E: {E, C, A, ROOT}, G: {G, ROOT}, MF_ROOT: {MF_ROOT}, H: {H, MF_ROOT}}
-
-
-def gaf_line(obj: str, symbol: str, qualifier: str, term: str, evidence: str, aspect: str, synonyms: str,
-             taxon: str = "taxon:559292", db: str = "SGD") -> str:
-    """One GAF 2.2 line: the 17 columns in the spec's order."""
-    cols = [db, obj, symbol, qualifier, term, "PMID:1", evidence, "", aspect, f"{symbol} protein", synonyms,
-            "protein", taxon, "20240617", "SGD", "", ""]
-    assert len(cols) == len(GAF_COLUMNS) == 17
-    return "\t".join(cols)
 
 
 # (object, symbol, synonyms): Y<n> are the network's ORF names

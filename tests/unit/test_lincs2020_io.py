@@ -21,6 +21,7 @@ from biokernels.io.download import Progress
 from biokernels.io.gctx import GCT, iter_gctx_columns, read_gctx, write_gct, write_gctx
 from biokernels.io.lincs2020 import (SignatureFilter, prepare_lincs2020, read_cellinfo, read_compoundinfo,
                                      read_geneinfo, read_siginfo)
+from fakes.lincs2020 import SIG_COLUMNS
 
 # geneinfo_beta.txt: the matrix rows are in another order, landmarks not contiguous
 GENES = pd.DataFrame([
@@ -60,9 +61,6 @@ EXTRA = pd.DataFrame([
     ("BRD-K00000002", "caffeine", "CN1C=NC2=C1C(=O)NC(=O)N2C", "ZFXYFBGIUFBOJW-UHFFFAOYSA-N"),  # K2 already given
     ("BRD-K00000008", "phenol", "OC1=CC=CC=C1", "-666"),      # SMILES without InChIKey
 ], columns=["pert_id", "cmap_name", "canonical_smiles", "inchi_key"])
-
-SIG_COLUMNS = ["sig_id", "pert_id", "cmap_name", "pert_type", "cell_iname", "pert_dose", "pert_dose_unit",
-               "pert_idose", "pert_time", "pert_time_unit", "pert_itime", "qc_pass", "is_hiq", "nsample", "tas"]
 
 
 def _sig(sig, pert, cell, dose, time, qc="1", hiq="1", ptype="trt_cp"):

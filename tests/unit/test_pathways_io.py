@@ -124,7 +124,7 @@ def test_string_every_row_unmapped_says_so(tmp_path):
 def test_string_mostly_unmapped_warns_with_counts(tmp_path, caplog):
     links, info = _string_download(tmp_path, [("9606.ENSP04", "9606.ENSP05"), ("9606.ENSP01", "9606.ENSP04"),
                                               ("9606.ENSP02", "9606.ENSP05"), ("9606.ENSP03", "9606.ENSP05")])
-    with caplog.at_level("WARNING", logger="biokernels.io.pathways"):
+    with caplog.at_level("WARNING", logger="biokernels.io.string"):
         edges, c = read_string_network(links, id_cols=("protein1", "protein2"), mapping=info)
     assert c["unmapped_dropped"] == 3 and c["edges"] == 1
     assert edges[["protein_a", "protein_b"]].values.tolist() == [["ATM", "CHEK2"]]
@@ -134,7 +134,7 @@ def test_string_mostly_unmapped_warns_with_counts(tmp_path, caplog):
     caplog.clear()
     p = _string_file(tmp_path, [(1, 2, "A", "B", 900), (2, 3, "B", "C", 900), (1, 3, "A", "C", 900),
                                 (3, 4, "C", "D", 900), (4, 5, "D", "E", 900)])
-    with caplog.at_level("WARNING", logger="biokernels.io.pathways"):
+    with caplog.at_level("WARNING", logger="biokernels.io.string"):
         _, c = read_string_network(p, id_cols=("entrez_a", "entrez_b"),
                                    mapping={"1": "A", "2": "B", "3": "C", "4": "D"})
     assert c["unmapped_dropped"] == 1 and not [r for r in caplog.records if r.levelname == "WARNING"]

@@ -20,26 +20,10 @@ import yaml
 from biokernels.errors import InputError
 from biokernels.io import depmap as dio
 from biokernels.registry import call, lookup
+from fakes.prism import SECONDARY_HEAD, TREATMENT_HEAD, r_csv
 
 REPO = Path(__file__).resolve().parents[2]
 NA = float("nan")
-
-
-def r_csv(path: Path, header: list[str], rows: list[list]) -> Path:
-    """Write a table as R's write.csv(row.names = FALSE) does: every header
-    field and string quoted, numbers bare, missing values as bare NA."""
-    def field(v):
-        if v is None or (isinstance(v, float) and math.isnan(v)):
-            return "NA"
-        if isinstance(v, bool):
-            return "TRUE" if v else "FALSE"
-        if isinstance(v, (int, float)):
-            return repr(v)
-        return '"' + str(v).replace('"', '""') + '"'
-
-    lines = [",".join('"' + h + '"' for h in header)] + [",".join(field(v) for v in r) for r in rows]
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 # --- the model tables ------------------------------------------------------------
@@ -82,8 +66,6 @@ def cell_line_info_csv(path: Path, failed: str = "ACH-000004") -> Path:
 
 
 # --- the primary screen ----------------------------------------------------------
-TREATMENT_HEAD = ["column_name", "broad_id", "name", "dose", "screen_id", "smiles", "moa", "target",
-                  "disease.area", "indication", "phase"]
 K = {i: f"BRD-K{i:08d}-001-01-{i}" for i in range(1, 10)}
 # column -> (broad_id, name, dose µM, screen, SMILES); the planted cases:
 #   K1 in two screens at 2.5 µM (combined per cell line by `screens`);
@@ -224,11 +206,6 @@ def test_older_model_tables_give_the_same_table(tmp_path, layout):
 
 
 # --- the secondary screen --------------------------------------------------------
-SECONDARY_HEAD = ["broad_id", "depmap_id", "ccle_name", "screen_id", "upper_limit", "lower_limit", "slope", "r2",
-                  "auc", "ec50", "ic50", "name", "moa", "target", "disease.area", "indication", "smiles", "phase",
-                  "passed_str_profiling", "row_name"]
-
-
 def secondary_release(folder: Path) -> dict[str, Path]:
     """Rows (broad_id, depmap_id, screen, auc, ic50, passed STR), planted:
     K1 x ACH-000001 in two screens (auc 0.8 / 0.6, ic50 10 / 1 µM); K1 x

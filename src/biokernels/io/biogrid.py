@@ -1,22 +1,14 @@
 """BioGRID interactions (TAB3) as an undirected protein network.
 
-Source: BioGRID, *BioGRID TAB 3.0 format* (https://wiki.thebiogrid.org/doku.php/biogrid_tab_version_3.0),
-the layout of the ``BIOGRID-ALL-<release>.tab3.txt`` and
+Source: BioGRID, *BioGRID TAB 3.0 format*
+(https://wiki.thebiogrid.org/doku.php/biogrid_tab_version_3.0), the layout
+of the ``BIOGRID-ALL-<release>.tab3.txt`` and
 ``BIOGRID-ORGANISM-<organism>-<release>.tab3.txt`` files of the 3.x/4.x
-releases (distributed in ``.tab3.zip`` archives): one interaction per line,
-a header line starting ``#BioGRID Interaction ID``, 37 tab-separated
-columns, ``-`` for a missing value. Columns read here (by name):
-``Entrez Gene Interactor A/B``, ``Systematic Name Interactor A/B``,
-``Official Symbol Interactor A/B``, ``SWISS-PROT Accessions Interactor A/B``
-(``|``-separated when several), ``Experimental System Type`` (``physical``
-or ``genetic``), ``Organism ID Interactor A/B`` (NCBI taxonomy ids) and,
-to catch short lines, the header's last column.
-
-Every step is counted, in this order: rows of the other system type, rows
-with an interactor of another organism (when a taxon is set), rows whose
-chosen id is missing (``-``) on either side, rows listing several ids
-(e.g. two SWISS-PROT accessions) on either side, then self-loops and
-duplicate pairs (:func:`biokernels.io.networks.clean_edges`; an
+releases (in ``.tab3.zip`` archives): a header line starting ``#BioGRID
+Interaction ID``, 37 tab-separated columns, ``-`` for a missing value. The
+columns read and the order in which rows are dropped and counted are in
+:func:`read_biogrid_tab3` and docs/io_readers_notes.md; self-loops and
+duplicate pairs are cleaned by :func:`biokernels.io.edges.clean_edges` (an
 interaction reported by several experiments or papers is one edge). Edges
 are unweighted (weight 1), as the paper's networks.
 """
@@ -33,8 +25,9 @@ import numpy as np
 import pandas as pd
 
 from biokernels.errors import InputError
-from biokernels.io.networks import clean_edges, open_text
+from biokernels.io.edges import clean_edges
 from biokernels.io.sniff import describe_content
+from biokernels.io.text import open_text
 
 log = logging.getLogger(__name__)
 

@@ -19,13 +19,14 @@ import pandas as pd
 
 from biokernels.errors import InputError
 from biokernels.io.go import load_gaf
-from biokernels.io.networks import read_table
+from biokernels.io.opener import open_text
+from biokernels.io.text import read_table
 
 
 def _read_lines(path: str | Path, what: str) -> list[str]:
     if not Path(path).is_file():
         raise InputError(f"{path}: expected a file of {what}, one per line")
-    with open(path) as fh:
+    with open_text(path) as fh:   # plain or compressed, told by its bytes; damaged: InputError
         lines = [line.strip() for line in fh if line.strip()]
     if not lines:
         raise InputError(f"{path}: the file is empty (expected {what}, one per line)")

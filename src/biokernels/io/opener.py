@@ -1,26 +1,16 @@
 """Opening input files, plain or compressed, with one meaning for a damaged
-compressed stream.
+compressed stream: the bottom layer every reader of :mod:`biokernels.io`
+opens its files with (or wraps a decompressing stream it opened itself in,
+with :func:`guard`).
 
-Every reader of :mod:`biokernels.io` opens its files here (or wraps a
-decompressing stream it opened itself with :func:`guard`). A decompression
-error met anywhere in the file, not only in its first bytes, becomes one
+A decompression error met anywhere in the file (a truncated download, corrupt
+data: :data:`DECOMPRESSION_ERRORS`) becomes one
 :class:`~biokernels.errors.InputError` naming the file (and ZIP member), the
-error, and how far reading got (lines and bytes of decompressed content
-before it), with what to do:
-
-* a truncated download or copy: ``EOFError`` (gzip, bzip2, xz: "Compressed
-  file ended before the end-of-stream marker was reached"; a short ZIP member);
-* corrupt data: ``zlib.error`` (bad deflate data), ``gzip.BadGzipFile``
-  (bad CRC or length, garbage after a member: an ``OSError``), ``OSError``
-  of bz2 ("Invalid data stream"), ``lzma.LZMAError``,
-  ``zipfile.BadZipFile`` (bad CRC of a member).
-
-Compression is told from the file's first bytes (gzip ``1f 8b``, RFC 1952;
-bzip2 ``BZh1``-``BZh9``; xz ``fd 37 7a 58 5a 00``; ZIP ``PK 03 04``), never
-from its name, unless the caller names it. Readers that must also check
-that a name matches its content do so before opening (e.g.
-:func:`biokernels.io.networks.open_text`,
-:func:`biokernels.io.depmap.check_table_file`).
+error, the lines and bytes of content read before it, and what to do.
+Compression is told from the file's first bytes (:func:`compression_of`),
+never from its name, unless the caller names it; a reader that must also
+check that a name matches its content does so before opening (e.g.
+:func:`biokernels.io.text.open_text`). Details: docs/io_readers_notes.md.
 """
 
 from __future__ import annotations

@@ -6,39 +6,11 @@ HTML sign-in or error page saved as ``.csv``, gzip data without ``.gz``, a
 gzip-compressed, a Git LFS pointer in place of the data. Every reader of
 :mod:`biokernels.io` recognises such files here, in one place
 (:func:`sniff`), and its error message says what the file looks like
-(:func:`describe_content`) and what to do.
-
-What is recognised (:data:`KINDS`), in the order it is checked:
-
-* a missing path, a folder, an empty file (0 bytes, or blank space only);
-* by magic bytes: HDF5 (a GCTX matrix; the signature ``89 48 44 46 0d 0a 1a
-  0a`` at byte 0 or after a user block of 512, 1024, 2048, ... bytes, HDF5
-  File Format Specification, "Format Signature"); gzip (``1f 8b``, RFC 1952:
-  the first 64 KiB are decompressed and described in turn); ZIP
-  (``50 4b 03 04``: the member list is read; a workbook with
-  ``xl/workbook.xml`` is an Excel ``.xlsx``; the one member, or the member
-  asked for, is described in turn); OLE2 (an Excel 97-2003 ``.xls``); bzip2,
-  xz, zstd; Parquet; NumPy ``.npy``; a Python pickle;
-* UTF-16 text (its byte-order mark; Excel's "Unicode Text");
-* binary data (a NUL byte in the first KiB, or under 90 % printable
-  characters);
-* text, by its first non-blank lines: HTML (an error page saved as data), XML
-  (a storage service's error reply, GEO MINiML, OWL/RDF, PSI-MI XML), a Git
-  LFS pointer, GCT (first line ``#1.2`` / ``#1.3``), a GEO platform table
-  (``^Annotation`` / ``^PLATFORM`` first, or ``!platform_table_begin``), GEO
-  SOFT (other ``^`` records; a DataSet by its ``^DATASET`` record), a GEO
-  series matrix (``!Series_`` / ``!Sample_`` lines; tab-separated, or a
-  comma-/semicolon-separated re-export, said so), GAF / GPAD / GPI (their
-  version line, first or after other ``!`` lines), OBO, BioGRID TAB3 (37
-  columns) / TAB2 (24) / TAB, PSI-MITAB, STRING
-  links, JSON, tab-, comma- or semicolon-separated text (the delimiter, the
-  number of columns and the first column names), other text (its first line
-  quoted).
-
-Only the first :data:`HEAD_BYTES` bytes are read (and of a gzip or ZIP
-member the first :data:`HEAD_BYTES` decompressed bytes), so sniffing a
-35 GB matrix costs as little as a 1 KB table. Sniffing never raises: an
-unreadable file is described as such.
+(:func:`describe_content`) and what to do. What is recognised, in the order
+it is checked, is :data:`KINDS` (and docs/io_readers_notes.md). Only the
+first :data:`HEAD_BYTES` bytes are read (decompressed, of a gzip or ZIP
+member), so sniffing a large matrix costs as little as a small table.
+Sniffing never raises: an unreadable file is described as such.
 """
 
 from __future__ import annotations
