@@ -31,7 +31,7 @@ from biokernels.solvers.dkl import (
 from tolerances import EPS64, FLOAT64_EXACT, solve_rtol
 
 LAM = 1e-6
-# Solver tolerances (dkl.py, "Solvers"): "fast" reports converged_ when its
+# Solver tolerances (docs/diffusion_notes.md, "Solvers"): "fast" reports converged_ when its
 # kkt_residual <= tol, or -- on the simplex / orthant -- when it stalled at machine
 # precision with kkt_residual <= 1e3 tol; with unconstrained="free" only the former.
 TOL = DiffusionKernelLearning().tol            # 1e-10, the default every fit below uses

@@ -461,18 +461,28 @@ def test_modules_import_only_downwards():
     import biokernels.studies.theory as pkg
 
     layers = ["closed_forms", "simulation", "sweeps", "figures"]  # bottom to top
-    files = sorted(p.stem for p in pathlib.Path(pkg.__file__).parent.glob("*.py"))
-    # Expected: the four role modules and the package file, no leftover protocol.py.
+    root = pathlib.Path(pkg.__file__).parent
+    files = sorted([p.stem for p in root.glob("*.py")] + [q.parent.name for q in root.glob("*/__init__.py")])
+    # Expected: the four role modules (closed_forms a package) and the package file,
+    # no leftover protocol.py.
     assert files == sorted(layers + ["__init__"])
     seen = set()
     for i, name in enumerate(layers):
         mod = importlib.import_module(f"biokernels.studies.theory.{name}")
-        tree = ast.parse(pathlib.Path(mod.__file__).read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                target = node.module.split(".")[0]
-                # Expected: a module imports only modules below it.
-                assert target in layers[:i], f"{name} imports {target}"
+        path = pathlib.Path(mod.__file__)
+        # A package layer: its own modules import each other (level 1) and the
+        # theory package's modules one level further up (level 2).
+        sources = sorted(path.parent.glob("*.py")) if path.name == "__init__.py" else [path]
+        up = 2 if path.name == "__init__.py" else 1
+        for source in sources:
+            tree = ast.parse(source.read_text())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.level == up:
+                    target = node.module.split(".")[0]
+                    # Expected: a module imports only modules below it.
+                    assert target in layers[:i], f"{name} imports {target}"
+                # Expected: nothing reaches above the theory package by a relative import.
+                assert not (isinstance(node, ast.ImportFrom) and node.level > up), source
         # Expected: every public name has one home and a docstring naming its source.
         for public in mod.__all__:
             assert public not in seen

@@ -137,7 +137,7 @@ def komd_radius(Q: np.ndarray, pos: np.ndarray, gamma: np.ndarray, kkt_violation
 
 def komd_decision_bound(K, Kt, gamma, K2, Kt2, gamma2, radius) -> np.ndarray:
     """Per test row, a bound on ``|f1 - f2|`` for two KOMD decision functions
-    ``f = Kt Y gamma - b``, ``b = gamma'YKgamma / 2`` (easymkl.py, Eq. 2), given
+    ``f = Kt Y gamma - b``, ``b = gamma'YKgamma / 2`` (docs/easymkl_notes.md, Eq. 2), given
     ``||gamma - gamma2|| <= radius``: ``f1 - f2 = Kt Y (gamma - gamma2) + (Kt -
     Kt2) Y gamma2 - (b1 - b2)`` with ``|b1 - b2| <= ||K|| radius (||gamma|| +
     ||gamma2||) / 2 + ||K - K2|| ||gamma2||^2 / 2`` (Cauchy-Schwarz)."""
@@ -187,7 +187,7 @@ def easymkl_weight_bound(Ks, y_pm: np.ndarray, lam: float, gamma: np.ndarray, vi
 
 def easymkl_weights_shift(Ks, y_pm: np.ndarray, gamma: np.ndarray, R: float) -> np.ndarray:
     """Bound on ``|w_r(gamma) - w_r(gamma')|`` for EasyMKL's weights ``w = d / sum d``,
-    ``d_r = g'YK_rYg`` (easymkl.py, Eq. 3), when ``||gamma - gamma'|| <= R``:
+    ``d_r = g'YK_rYg`` (docs/easymkl_notes.md, Eq. 3), when ``||gamma - gamma'|| <= R``:
     ``|dd_r| <= 2 ||YK_rY gamma|| R + ||K_r|| R^2``, then
     ``|dw_r| <= (|dd_r| + w_r sum |dd|) / (sum d - sum |dd|)``."""
     YY = np.outer(y_pm, y_pm)
