@@ -6,22 +6,14 @@ Every function takes predicted and true expression matrices of shape
 ``(n, d)`` (n drug/cell-line samples, d genes, log2 expression units) and
 returns a float whose maximum is 1.
 
-Two Pearson r's, one name each (issue #16). The paper's metric 1, "Pearson r
-value", is printed as
+Two Pearson r's, one name each: :func:`pearson_r_paper` is the paper's
+metric 1 as printed, ``<ŷ_v, y*_v> / (‖ŷ_v‖_2 ‖y*_v‖_2)`` on the vectorized
+matrices without centring (column ``pearson_r_paper``, the one a paper value
+about "Pearson r" is compared with); :func:`pearson_r_centred` is the usual
+centred Pearson correlation (column ``pearson_r_centred``). No column is
+called plain ``pearson_r``.
 
-    r = <ŷ_v, y*_v> / (‖ŷ_v‖_2 ‖y*_v‖_2)
-
-with ŷ_v, y*_v the vectorized (n·d) predicted and true matrices, without
-centring: the cosine of the two vectors. That formula is
-:func:`pearson_r_paper`, and its column in every table is
-``pearson_r_paper`` (labelled "Pearson r as printed in the paper
-(uncentred)"). The usual Pearson correlation, centred by the global means
-(``scipy.stats.pearsonr`` of the flattened matrices), is
-:func:`pearson_r_centred`, column ``pearson_r_centred``: not the paper's
-metric, reported because the uncentred ratio is about 1 for any predictor of
-log2 expression (all entries are near 8). No column is called plain
-``pearson_r``. A paper value about "Pearson r" is compared with
-``pearson_r_paper``.
+Notes: docs/drug_screen_notes.md, section "Metrics (biokernels.metrics)".
 """
 
 from __future__ import annotations

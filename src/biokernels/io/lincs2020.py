@@ -1,40 +1,18 @@
 """The CMap LINCS 2020 release as input of the drug screen.
 
-The release (clue.io, "CMap LINCS 2020 Release Notes", 2020; files on
-``s3.amazonaws.com/macchiato.clue.io/builds/LINCS2020/``) holds:
+Source: clue.io, "CMap LINCS 2020 Release Notes" (2020); files on
+``s3.amazonaws.com/macchiato.clue.io/builds/LINCS2020/``: GCTX matrices
+(levels 3-5, rows = Entrez gene ids, read by :mod:`biokernels.io.gctx`) and
+the tab-separated ``siginfo``/``instinfo``, ``geneinfo``, ``compoundinfo``
+and ``cellinfo`` tables, where ``-666`` is a missing value.
 
-* matrices, GCTX in the layout of :mod:`biokernels.io.gctx`, rows = Entrez
-  gene ids (12,328 genes), columns = signature or sample ids:
-  ``level5_beta_trt_cp_n720216x12328.gctx`` (level 5: MODZ z-score
-  signatures, column ids = ``sig_id``), ``level4_beta_trt_cp_*`` (level 4:
-  robust z-scores per instance) and ``level3_beta_trt_cp_n1805898x12328.gctx``
-  / ``level3_beta_ctl_n188708x12328.gctx`` (level 3: log2 normalised
-  expression per instance, column ids = ``sample_id``); float32, about
-  35 GB for level 5 (read by blocks, :func:`biokernels.io.gctx.iter_gctx_columns`);
-* ``siginfo_beta.txt`` (level 5) / ``instinfo_beta.txt`` (levels 3-4),
-  tab-separated, one row per signature / instance: ``sig_id`` or
-  ``sample_id``, ``pert_id``, ``cmap_name``, ``pert_type`` (``trt_cp``,
-  ``ctl_vehicle``, ``trt_sh``, ...), ``cell_iname``, ``pert_dose`` +
-  ``pert_dose_unit`` (``uM``), ``pert_time`` + ``pert_time_unit`` (``h``),
-  ``qc_pass`` (1/0), ``is_hiq`` (1/0, signatures), ...;
-* ``geneinfo_beta.txt``: ``gene_id``, ``gene_symbol``, ``ensembl_id``,
-  ``gene_title``, ``gene_type``, ``src``, ``feature_space`` (``landmark``:
-  the 978 measured genes, ``best inferred``: 9,196 well-inferred ones,
-  ``inferred``: the rest);
-* ``compoundinfo_beta.txt``: ``pert_id``, ``cmap_name``, ``target``,
-  ``moa``, ``canonical_smiles``, ``inchi_key``, ``compound_aliases``; a
-  compound has one row per target, so a ``pert_id`` repeats;
-* ``cellinfo_beta.txt``: ``cell_iname``, ``cellosaurus_id``, ``cell_type``,
-  ``cell_lineage``, ``primary_disease``, ...
+:func:`prepare_lincs2020` turns the tables into the GEO-layout tables that
+the preprocessing of :mod:`biokernels.io.cmap` reads (``inst_info``/``sig_info``,
+``pert_info``, ``gene_info``), so the matrices are read once, by the
+preprocessing. Every signature left out and every compound row merged or set
+aside is counted with its reason in :attr:`Lincs2020Tables.counts`.
 
-CMap writes ``-666`` for a missing value. :func:`prepare_lincs2020` turns
-these into the GEO-layout tables the preprocessing of
-:mod:`biokernels.io.cmap` reads (``inst_info``/``sig_info``, ``pert_info``,
-``gene_info``), so the matrices themselves are read once, by the
-preprocessing, and the rest of the study runs unchanged. Every signature
-left out and every compound row merged or set aside is counted with its
-reason in :attr:`Lincs2020Tables.counts` (which the preprocessing puts at the
-top of its ``counts.tsv``).
+Notes: docs/io_readers_notes.md, section "LINCS 2020 release (io/lincs2020)".
 """
 
 from __future__ import annotations

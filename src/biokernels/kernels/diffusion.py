@@ -3,22 +3,18 @@
 Source: Sun, Ji & Ye, "Adaptive diffusion kernel learning from biological
 networks for protein function prediction", BMC Bioinformatics 9:162 (2008),
 Methods: the graph Laplacian (Eq. 3), the diffusion kernels
-``K_i = exp(beta_i L)`` (Eq. 6) and their trace normalisation
+``K_i = exp(beta_i L)`` (Eq. 6), their trace normalisation
 ``K~_i = K_i / trace(K_i)`` (Eq. 7), the eigendecomposition
 ``L = P D P^T`` (Eq. 14-16) and the grid ``beta_i = -0.1 i, i = 1..60``
 (Results). Diffusion kernels themselves: Kondor & Lafferty (2002).
 
-Conventions
------------
-With ``L = P diag(d) P^T`` every normalised kernel shares the eigenvectors
-``P`` and has eigenvalues ``S[i] = exp(beta_i d) / sum_j exp(beta_i d_j)``
-(the *spectra*, shape ``(p, n)``; each row sums to 1, the kernel's trace). A
-linear combination ``sum_i alpha_i K~_i`` is ``P diag(alpha @ S) P^T``, so no
-``n x n`` matrix exponential is ever needed: one ``eigh`` (O(n^3)) and
-O(p n) work per kernel. :func:`naive_diffusion_kernels` is the dense
-``scipy.linalg.expm`` reference, kept for tests and benchmarks only.
+Contract: the normalised kernels share the eigenvectors ``P`` and are held as
+their *spectra* ``S`` (shape ``(p, n)``, rows summing to 1), so a combination
+``sum_i alpha_i K~_i`` is ``P diag(alpha @ S) P^T``, with no matrix
+exponential; :func:`naive_diffusion_kernels` is the dense ``expm`` reference
+(tests and benchmarks only). Float64 arrays; kernels are unitless.
 
-All arrays are float64 numpy arrays; kernels are unitless similarities.
+Notes: docs/diffusion_notes.md, section "Diffusion kernels (kernels/diffusion)".
 """
 
 from __future__ import annotations
@@ -111,9 +107,9 @@ def laplacian(A, kind: str = "unnormalized") -> np.ndarray:
 def laplacian_eigh(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Eigendecomposition ``L = P diag(d) P^T`` (Eq. 14-15).
 
-    Uses ``scipy.linalg.eigh(L, driver="evd")`` (LAPACK divide and conquer):
-    1.1-1.5x faster than the default ``"evr"`` driver at n = 753-2,617 with
-    one BLAS thread (``benchmarks/bench_dkl.py``).
+    Uses ``scipy.linalg.eigh(L, driver="evd")`` (LAPACK divide and conquer),
+    faster than the default ``"evr"`` driver at the study's sizes (see
+    ``benchmarks/bench_dkl.py``).
 
     Parameters
     ----------

@@ -1,43 +1,19 @@
 """Neural tangent kernel of a one-hidden-layer ReLU network with bias.
 
-The network (the "1 hidden layer ReLU fully connected network with an offset
-term" of Radhakrishnan et al. 2023, Methods "Details for virtual drug
-screening") is neural-tangents'
-``stax.serial(Dense(width, W_std=w_std, b_std=b_std), Relu(),
-Dense(1, W_std=w_std, b_std=b_std))`` in the NTK parameterization::
-
-    h(x) = w_std / sqrt(fan_in) * W1 x + b_std * b1           (width,)
-    f(x) = w_std / sqrt(width) * W2 relu(h(x)) + b_std * b2   (scalar)
-
-with every entry of W1, b1, W2, b2 drawn i.i.d. N(0, 1). Its infinite-width
-NTK (Jacot et al. 2018, Thm. 1; Arora et al. 2019, Eq. 8-10; the ReLU
-expectations are the arc-cosine kernels of degree 1 and 0, Cho & Saul 2009)
-is ``Sigma2 + w^2 * Sigmadot * Theta1`` with::
-
-    S(x, z)  = w^2 <x, z> / fan_in + b^2     (layer 1: NNGP = NTK = Theta1)
-    theta    = arccos( S(x, z) / sqrt(S(x, x) S(z, z)) )
-    Sigma2   = b^2 + w^2 sqrt(S(x,x) S(z,z)) (sin theta + (pi - theta) cos theta) / (2 pi)
-    Sigmadot = (pi - theta) / (2 pi)
-
-(``Sigma2``: gradients of the readout weights and bias; ``w^2 Sigmadot
-Theta1``: of the first layer), i.e., with ``sqrt(S_xx S_zz) cos theta = S``::
+Source: the "1 hidden layer ReLU fully connected network with an offset term"
+of Radhakrishnan et al. 2023 (Methods "Details for virtual drug screening"),
+neural-tangents' ``stax.serial(Dense(width, W_std=w_std, b_std=b_std), Relu(),
+Dense(1, W_std=w_std, b_std=b_std))``; its infinite-width NTK (Jacot et al.
+2018, Thm. 1; Arora et al. 2019, Eq. 8-10; Cho & Saul 2009) is::
 
     NTK(x,z) = b^2 + w^2 / (2 pi) * [ sqrt(S(x,x) S(z,z)) sin(theta)
                                       + 2 (pi - theta) S(x, z) ]
 
-where ``w = w_std``, ``b = b_std``. theta is computed as
-``atan2(sqrt(S_xx S_zz - S^2), S)``, which is exact (0) on the diagonal
-instead of the ``sqrt(eps)`` error of ``arccos`` near 1.
+with ``S(x, z) = w^2 <x, z> / fan_in + b^2``, ``theta`` the angle of ``S``,
+``w = w_std`` (default ``sqrt(2)``), ``b = b_std`` (default 1). ``fan_in=None``
+means 1 (inputs already scaled); ``fan_in=p`` is neural-tangents on raw inputs.
 
-Scaling choice (``fan_in``): neural-tangents divides the first layer by
-``sqrt(p)`` for p input features. The library's default ``fan_in=None``
-means 1: the inputs are taken as already scaled (e.g. unit-norm feature
-blocks, as in Arora et al. 2019), which is neural-tangents' kernel evaluated
-at ``sqrt(p) x``. Pass ``fan_in=p`` for neural-tangents on raw inputs.
-
-Defaults ``w_std = sqrt(2)`` (He scaling: with ``b = 0`` the ReLU layer keeps
-``S(x, x)``) and ``b_std = 1`` (an offset of the same order as the input term
-for inputs with ``||x||^2 / fan_in ~ 1``).
+Notes: docs/kernels_notes.md, section "NTK (kernels/ntk)".
 """
 
 from __future__ import annotations

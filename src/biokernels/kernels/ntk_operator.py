@@ -2,23 +2,15 @@
 
 Sample ``i = (d_i, c_i)`` of the virtual drug screen has features
 ``x_i = [drug_{d_i} | cell_{c_i}]`` (Radhakrishnan et al. 2023, Methods
-"Details for virtual drug screening"). The one-hidden-layer ReLU NTK
-(:mod:`biokernels.kernels.ntk`) depends on the features only through inner
-products and norms, and
+"Details for virtual drug screening"). The NTK of :mod:`biokernels.kernels.ntk`
+depends on the features only through inner products and norms, and
+``<x_i, x_j> = <drug_{d_i}, drug_{d_j}> + <cell_{c_i}, cell_{c_j}>``, so
+:class:`PairNTKOperator` computes any block ``K[I, J]`` on the fly and never
+forms the n x n matrix: it gives blocks, column panels ``K[:, J]`` and
+products ``K[rows, :] @ V`` streamed over row blocks, in memory set by a
+budget in bytes, not by n.
 
-    <x_i, x_j> = <drug_{d_i}, drug_{d_j}> + <cell_{c_i}, cell_{c_j}>,
-
-so any block ``K[I, J]`` is computed on the fly from the drug and cell
-features, gathered by index. :class:`PairNTKOperator` never forms the n x n
-matrix: it gives blocks, column panels (``K[:, J]`` for a fixed set of
-centres, evaluated block of rows by block of rows) and products
-``K[rows, :] @ V`` streamed over row blocks, whose memory is set by a budget
-in bytes, not by n.
-
-Inner products of drugs come from the cached drug Gram when it fits its
-budget (``gram_budget_bytes``; 8,316 LINCS drugs: 277 MB in float32) and from
-a GEMM of the gathered fingerprints otherwise (``D[d_I] @ D[d_J]^T``); cell
-lines always use their Gram (a few hundred lines).
+Notes: docs/kernels_notes.md, section "Pair NTK operator (kernels/ntk_operator)".
 """
 
 from __future__ import annotations

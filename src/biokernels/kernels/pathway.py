@@ -1,36 +1,17 @@
 """Pathway-induced kernels (PIMKL, Manica et al. 2019, Section 2.1-2.2 and
 Supplementary S.1).
 
-For a gene set ``p`` and an interaction network, the *pathway* is the
-sub-network induced on the set's genes; its weighted symmetric normalized
-Laplacian
+For a gene set ``p`` and an interaction network, ``L_p`` is the weighted
+symmetric normalized Laplacian ``I - D^{-1/2} A_p D^{-1/2}`` of the
+sub-network induced on the set's measured genes (S.1), and the kernel between
+samples is ``K_p = X_p L_p Z_p^T`` (Section 2.2). :func:`induce_pathways`
+drops set genes that are not measured (``missing``) or have no edge to another
+measured set gene (``isolated``) and counts both per set; a set with no edge
+left gives no kernel. :func:`normalize_trace` divides each training kernel by
+``tr(K_p) / n`` (as mimkl's ``trace_normalize``) and the train-vs-test
+kernels by the same factors.
 
-    L_p = I - D^{-1/2} A_p D^{-1/2}            (S.1, "degree-normalized Laplacian")
-
-is PSD, and the pathway-induced kernel between samples is
-
-    k_p(x, z) = x_p^T L_p z_p,   K_p = X_p L_p Z_p^T     (Section 2.2, K^p_ij)
-
-i.e. the inner product of the edge-wise "diffusion potentials"
-``sqrt(w_ij) (x_i / sqrt(d_i) - x_j / sqrt(d_j))`` (S.1, map Pi).
-
-Gene handling in :func:`induce_pathways` (all counted per set):
-
-* set genes not measured in the data are dropped (``missing``): the
-  sub-network is induced on measured genes only, as pimkl does (it intersects
-  data and network genes before induction);
-* set genes measured but without an edge to another measured set gene are
-  dropped (``isolated``): their row of ``L_p`` would be zero (the S.1 formula
-  sets ``L_ii = 0`` when ``d_i = 0``), so they cannot contribute to ``K_p``;
-* a set with no edge left gives no kernel; it is kept in the counts table
-  with ``kernel = False`` and logged.
-
-Trace normalization (:func:`normalize_trace`): the paper sets the kernels to
-equal trace, "equal average self similarity of the samples" (S.1, last
-paragraph). As in the authors' implementation (mimkl's ``trace_normalize``,
-used by pimkl's EasyMKL), each training kernel is divided by
-``tr(K_p) / n``, so its trace is ``n`` (mean diagonal 1), and the *same*
-factors learned on the training kernels divide the train-vs-test kernels.
+Notes: docs/pimkl_notes.md, section "Pathway-induced kernels (kernels/pathway)".
 """
 
 from __future__ import annotations

@@ -1,69 +1,19 @@
 """Kernel ridge past one machine's memory: solvers on a matrix-free kernel operator.
 
-The drug-screen source model is kernel ridge regression ``(K + lam I) alpha
-= Y - mean(Y)`` with the NTK of (drug, cell line) pairs (Radhakrishnan et al.
-2023, Methods, Eq. 1-2). The exact solve (:func:`biokernels.solvers.ridge.solve_ridge`)
-holds K: n^2 float32 is 11.7 GB at the paper's 54k pairs and 250 GB at 250k.
-The solvers here work on :class:`biokernels.kernels.ntk_operator.PairNTKOperator`,
-which evaluates blocks of K on the fly, and run on one process or on several
-through :class:`biokernels.distributed.Comm` (rows split across processes).
+Kernel ridge ``(K + lam I) alpha = Y - mean(Y)`` (Radhakrishnan et al. 2023,
+Methods, Eq. 1-2) on :class:`biokernels.kernels.ntk_operator.PairNTKOperator`,
+which evaluates blocks of K on the fly, on one process or several
+(:class:`biokernels.distributed.Comm`, rows split across processes):
 
-``nystrom`` — :func:`nystrom_ridge`
-    Kernel ridge restricted to the span of M centres (Williams & Seeger
-    2001; Rudi, Camoriano & Rosasco 2015, "Less is more"): minimize
-    ``||Y - K_nM a||^2 + lam a^T K_MM a``. With ``K_MM = V diag(e) V^T`` and
-    ``W = V_r diag(e_r)^{-1/2}`` (eigenvalues ``e > e_max M eps`` kept,
-    the pseudo-inverse) and ``a = W beta``, the normal equations are
-    ``(W^T H W + lam I) beta = W^T K_Mn Y`` with ``H = K_Mn K_nM``. One
-    streamed pass accumulates H (M x M) and ``K_Mn Y`` (M x c) in float64
-    from float32 kernel blocks, on each process over its rows, then one
-    all-reduce; the M x M system is solved by Cholesky in float64. Cost
-    ``n M (M + c)`` multiply-adds and ``O(M^2 + M c + block)`` memory per
-    process: with c = 978 right-hand sides this direct solve is cheaper than
-    Falkon's iterations (each ``2 n M c``) for every M below ~2000 x the
-    iteration count, so it is the method here; Falkon's K_MM-based
-    conditioning appears as the whitening W.
+* :func:`nystrom_ridge` (``nystrom``): ridge on the span of M centres
+  (Williams & Seeger 2001; Rudi, Camoriano & Rosasco 2015); ``centres="auto"``
+  doubles M until the estimated distance to the exact fit is below ``tol``.
+* :func:`cg_ridge` (``cg_matrix_free``): Nystrom-preconditioned CG, exact to
+  ``tol`` without the n x n buffer.
+* :func:`choose_solver` (``auto``): the exact Cholesky while it fits
+  ``memory_budget_gib``, Nystrom beyond (:func:`max_centres`).
 
-    **Choice of M** (``centres="auto"``): M starts at ``ceil(sqrt(n) ln n)``
-    (at least 1024, at most n), the rate at which uniform Nystrom keeps the
-    optimal statistical accuracy of kernel ridge (Rudi et al. 2015, Thm. 1);
-    the centres are a seeded uniform sample, nested (the first M/2 of M are
-    the centres of M/2). After each pass the relative changes of the
-    training fit between the first M/4, M/2 and all M centres (e.g.
-    ``||K_nM a_M - K_n,M/2 a_M/2||_F / ||K_nM a_M||_F``) are computed exactly
-    from H (no second pass). Uniform Nystrom's error decays like a power of
-    M, so the changes per doubling shrink by a constant ratio r; the
-    distance of the fit to its limit (the exact fit) is then estimated as
-    the tail of that geometric series, ``change r / (1 - r)``, and M doubles
-    while this estimate exceeds ``tol``, within ``max_centres``. (The change
-    alone underestimates the distance when convergence is slow: at 54k
-    pairs a change of 1 % left the held-out R^2 0.003 below the exact
-    solve.) The rule sees training data only.
-
-    **Accuracy certificate** (logged): the Nystrom fit equals exact ridge with
-    the kernel ``K~ = K_nM K_MM^+ K_Mn`` (Bach 2013, Sec. 3), and
-    ``A -> A (A + lam I)^{-1}`` changes by at most ``||K - K~||_2 / lam``,
-    so ``||fit_nystrom - fit_exact||_F <= tr(K - K~) / lam ||Y - mean||_F``,
-    with ``tr K~ = tr(W^T H W)`` and ``tr K`` in closed form. A bound, often
-    loose (trace for spectral norm), reported, not enforced.
-
-``cg_matrix_free`` — :func:`cg_ridge`
-    Preconditioned conjugate gradients on the full system, each product
-    ``K P`` streamed over row blocks (split across processes, then
-    gathered), with the randomized Nystrom preconditioner of
-    :func:`biokernels.solvers.ridge.nystrom_preconditioner_from_columns` from
-    ``precond_rank`` seeded columns. O(n^2 c) work per iteration, O(n c)
-    memory: the exact solution (to ``tol``) without the n x n buffer.
-
-``auto`` — :func:`choose_solver`
-    The exact Cholesky while its n x n buffer (plus the targets) fits
-    ``memory_budget_gib``; Nystrom beyond, its M capped by the same budget
-    (:func:`max_centres`).
-
-Precision: kernel blocks in the operator's dtype (float32 storage), sums
-over samples (H, ``K_Mn Y``, traces), the M x M solve and the CG
-preconditioner's eigen-decompositions in float64; CG iterates in the
-operator's dtype.
+Notes: docs/ridge_notes.md, section "Matrix-free solvers (solvers/matrix_free)".
 """
 
 from __future__ import annotations

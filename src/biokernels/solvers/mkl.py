@@ -1,32 +1,19 @@
 """One-step multiple kernel learning: CKA, FHeuristic, PWMK (and EasyMKL), plus a classifier wrapper.
 
-The transfer-learning paper (Radhakrishnan, Ruiz Luyten, Prasad & Uhler,
-"Transfer learning with kernel methods", Nat. Commun. 2023, Methods
-"Comparison with multiple kernel learning approaches" and SI Fig. S7) compares
-its kernel translation with four MKL methods from MKLpy: CKA, EasyMKL,
-FHeuristic and PWMK, each learning weights of a Laplace (L = 10), a Gaussian
-(γ = 0.001) and a linear kernel on a source task; the weights are then reused
-on the target task ("transfer learned kernel") or relearned there
-("baseline"). The weight learners here follow each method's paper, and MKLpy
-0.6 where the paper leaves a choice open; deviations from MKLpy are listed
-per class.
+Source: the MKLpy methods that Radhakrishnan et al. 2023 compare with kernel
+translation (Nat. Commun., Methods "Comparison with multiple kernel learning
+approaches", SI Fig. S7); each weight learner follows its method's paper, and
+MKLpy 0.6 where the paper leaves a choice open (deviations listed per class).
 
-Common API (DESIGN.md, "MKL methods take a list of precomputed kernels, as
-MKLpy does"): ``fit(Ks, y)`` with ``Ks`` a sequence of P training kernels of
-shape (n, n) and y two distinct labels of any type; fitted ``weights_`` of
-shape (P,); ``combine(Ks)`` = ``Σ_r weights_[r] Ks[r]`` for training (n, n) or
-test (n_test, n_train) kernels. :class:`MKLClassifier` trains an SVC or
-:class:`~biokernels.solvers.easymkl.KOMD` on the combined kernel, with weights
-learned by one of these methods or given (transfer).
+API: ``fit(Ks, y)`` with P precomputed training kernels (n, n) and two
+distinct labels; ``weights_`` of shape (P,); ``combine(Ks)`` =
+``Σ_r weights_[r] Ks[r]``. :class:`MKLClassifier` trains an SVC or
+:class:`~biokernels.solvers.easymkl.KOMD` on the combined kernel. Invalid
+kernels or labels raise :class:`biokernels.errors.InputError` naming the
+kernel index (:mod:`biokernels.solvers.kernel_lists`). :data:`MKL_METHODS`
+maps a config name to its class; :func:`make_mkl` builds one.
 
-All inputs are checked by :mod:`biokernels.solvers.kernel_lists`: kernels of
-different shapes, a non-square training kernel, a non-PSD kernel
-(λ_min < -psd_tol · trace), NaN, a single class, or labels of the wrong length
-raise :class:`biokernels.errors.InputError` naming the kernel index.
-
-Registry: :data:`MKL_METHODS` maps a method's name (as in the config's
-``mkl_transfer.methods``) to its class; :func:`make_mkl` builds one from
-its settings. Adding a method is its class (same API) plus one line there.
+Notes: docs/mkl_transfer_notes.md, section "MKL methods (solvers/mkl)".
 """
 
 from __future__ import annotations

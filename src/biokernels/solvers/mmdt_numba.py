@@ -1,26 +1,17 @@
 """Compiled (numba) dual coordinate descent of the LS-MMDT transform step.
 
-The same algorithm as the pure-Python/NumPy loop of
-:func:`biokernels.solvers.mmdt.solve_transform` (``backend="python"``, the
-reference): Rodner et al. 2013, Eqs. 6-15 (gradient Eq. 8 via ``R = H H^T``,
-step Eq. 9 with ``Qbar_ll = R_ii ||x~_j||^2 + lambda`` of Eq. 14, low-rank
-update Eq. 15 or explicit rank-1 update Eq. 10) with the cached products and
-the shrinking rule of Hsieh et al. 2008 ([10] of the paper; liblinear's
-``L2R_L2LOSS_SVC_DUAL``). Only the inner loops are compiled; the set-up,
-checks and the final exact KKT measure stay in ``solve_transform``.
+The same algorithm as the pure-Python/NumPy reference loop of
+:func:`biokernels.solvers.mmdt.solve_transform` (``backend="python"``):
+Rodner et al. 2013, Eqs. 6-15, with the cached products and the shrinking
+rule of Hsieh et al. 2008 (liblinear's ``L2R_L2LOSS_SVC_DUAL``). Only the
+inner loops are compiled; set-up, checks and the final exact KKT measure stay
+in ``solve_transform``. The coordinate order differs: numba's own Mersenne
+Twister, seeded with ``seed``, shuffles where the reference uses a numpy
+``Generator``, so the two backends reach the same optimum up to the stopping
+tolerance, not the same iterates. Same ``seed`` -> same order for
+``lowrank`` and ``explicit``.
 
-Difference to the reference path: the coordinate order. The reference draws
-its permutations from a ``numpy.random.Generator``; numba cannot run that
-generator, so this kernel seeds numba's own Mersenne Twister with ``seed``
-(an integer the caller draws from its generator) and shuffles the same way
-(examples in random order each epoch, the active classes of an example in
-random order, Fisher-Yates). Both orders are valid for coordinate descent on
-the strongly convex dual; the two backends reach the same unique optimum up
-to the stopping tolerance (bound in ``tests/unit/test_mmdt.py``), not the same
-iterates. Same ``seed`` -> same order for ``lowrank`` and ``explicit``.
-
-Epoch wall times are taken with ``time.perf_counter`` through
-``numba.objmode`` (about 0.4 us per epoch here).
+Notes: docs/mmdt_notes.md, section "The compiled loop (solvers/mmdt_numba)".
 """
 
 from __future__ import annotations

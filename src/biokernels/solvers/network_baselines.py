@@ -1,34 +1,19 @@
 """Local network baselines for protein function prediction.
 
 The two comparison methods of Sun, Ji & Ye (BMC Bioinformatics 2008, 9:162,
-"Adaptive diffusion kernel learning from biological networks for protein
-function prediction", Tables 2 and 5):
+Tables 2 and 5): **Neighbor Counting** (Schwikowski, Uetz & Fields, Nat.
+Biotechnol. 18:1257, 2000; majority rule over annotated level-1 neighbours)
+and **FS-Weighted Averaging** (Chua, Sung & Wong, Bioinformatics 22:1623,
+2006; FS-weighted average over level-1 and level-2 neighbours, with a prior).
 
-* **Neighbor Counting** (Schwikowski, Uetz & Fields, Nat. Biotechnol. 18:1257,
-  2000): a protein gets the functions most frequent among its annotated
-  level-1 neighbours (majority rule).
-* **FS-Weighted Averaging** (Chua, Sung & Wong, Bioinformatics 22:1623, 2006,
-  "Exploiting indirect neighbours and topological weight to predict protein
-  function from protein-protein interactions"): a weighted average of the
-  annotations of level-1 and level-2 neighbours, each weighted by the
-  functional-similarity weight (FS-weight), with a prior term.
+Contract of every function: ``A`` is an (n, n) square, finite, non-negative,
+symmetric adjacency (sparse or dense; weights and self-loops ignored);
+``train_idx`` and ``test_idx`` are disjoint indices; ``y_train`` of shape
+(n_train,) or (n_train, t), values in {-1, +1} or {0, 1}, is aligned with
+``train_idx``; scores come back for ``test_idx`` in order, shaped like
+``y_train``, higher meaning more likely positive.
 
-Conventions shared by all functions
------------------------------------
-* ``A`` is the (n, n) adjacency matrix, a ``scipy.sparse`` matrix/array or a
-  dense array; it must be square, finite, non-negative and symmetric. Both
-  methods are defined on the unweighted graph: protein ``v`` is a (level-1)
-  neighbour of ``u`` when ``A[u, v] > 0`` and ``u != v``; weights and
-  self-loops are ignored.
-* Proteins are split by ``train_idx`` (annotated) and ``test_idx`` (to be
-  scored): disjoint integer index arrays into ``0..n-1``.
-* Labels ``y_train`` are aligned with ``train_idx`` (row ``k`` is protein
-  ``train_idx[k]``), shape (n_train,) for one task or (n_train, t) for ``t``
-  tasks, with values in {-1, +1} (or {0, 1}); positive means "has the
-  function". All tasks are scored at once with sparse matrix products.
-* Scores are returned for ``test_idx`` in that order, shape (n_test,) or
-  (n_test, t) following ``y_train``; higher means more likely positive, so
-  they can be fed to a ranking metric such as ROC AUC per task.
+Notes: docs/diffusion_notes.md, section "Network baselines (solvers/network_baselines)".
 """
 
 from __future__ import annotations

@@ -1,35 +1,19 @@
 """The parts of the kernel ridge service that need no torch (numpy, SciPy, pandas).
 
-:mod:`biokernels.solvers.ridge` is the one kernel ridge service of the
-project and re-exports everything here; import from this module only where
-torch is absent (the rules of the core environment, ``workflow/envs/core.yaml``,
-e.g. the transfer-versus-MKL study).
-
-Kernel ridge regression (Radhakrishnan et al. 2023, Methods Eq. 1-2; the
-same system as ``sklearn.kernel_ridge.KernelRidge(kernel="precomputed",
+:mod:`biokernels.solvers.ridge` re-exports everything here; import from this
+module only where torch is absent (the core environment,
+``workflow/envs/core.yaml``). Kernel ridge (Radhakrishnan et al. 2023, Methods
+Eq. 1-2; ``sklearn.kernel_ridge.KernelRidge(kernel="precomputed",
 alpha=lam)``) solves ``(K + lam I) alpha = Y`` and predicts
-``f(x) = k(x, X) alpha``. Names used throughout the project:
+``f(x) = k(x, X) alpha``. ``lam`` / ``ridge`` is the **absolute** λ added to
+the diagonal; ``ridge_rel`` is relative, ``lam = ridge_rel · mean(diag K)``
+(:func:`absolute_ridge`).
 
-``lam`` / ``ridge``
-    the **absolute** λ added to the kernel's diagonal (scikit-learn's
-    ``alpha``).
-``ridge_rel``
-    a **relative** ridge, a multiple of the kernel's mean diagonal:
-    ``lam = ridge_rel · mean(diag K)`` (:func:`absolute_ridge`); used by the
-    transfer-versus-MKL study, whose base kernels have unit diagonals but
-    whose learned combinations do not.
+Holds :func:`center_targets`, :func:`solve_ridge_exact` (LAPACK ``potrf`` +
+``potrs``), :func:`ridge_scale`, :func:`absolute_ridge`,
+:func:`holdout_split` and :func:`select_ridge_holdout`.
 
-Contents:
-
-* :func:`center_targets`: the intercept (column means of ``Y`` in float64),
-  the one place where a fit with an intercept centres its targets.
-* :func:`solve_ridge_exact`: the unblocked exact solve of numpy arrays by
-  SciPy's LAPACK Cholesky (``potrf`` + ``potrs``); what
-  :func:`biokernels.solvers.ridge.solve_ridge` runs for a numpy ``K`` with
-  ``block_size=None``.
-* :func:`ridge_scale`, :func:`absolute_ridge`: relative to absolute ridge.
-* :func:`holdout_split`, :func:`select_ridge_holdout`: the one holdout
-  selection of λ on a grid (split, score every λ, pick).
+Notes: docs/ridge_notes.md, section "Torch-free core (solvers/ridge_core)".
 """
 
 from __future__ import annotations

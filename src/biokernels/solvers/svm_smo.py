@@ -1,48 +1,18 @@
 """The C-SVC dual on a precomputed kernel, many tasks on one kernel, solved
-by SMO with warm starts (issue #20).
+by SMO with warm starts.
 
 The problem is LIBSVM's C-SVC (Chang & Lin 2011, Eq. 2; the SVM of Sun, Ji &
-Ye 2008), for labels ``y`` in {-1, +1} and per-example bounds ``C_i``::
+Ye 2008) for labels in {-1, +1} and per-example bounds ``C_i``, with decision
+function ``f(x) = sum_i y_i a_i K(x_i, x) - rho``. The solver is LIBSVM's:
+SMO with the second-order working-set selection of Fan, Chen & Lin (JMLR 6,
+2005, WSS 2), the same update, stopping rule (the maximal violating pair's
+gap ``< tol``) and ``rho``. Unlike LIBSVM: no shrinking and no kernel cache
+(a dense float64 kernel), warm starts from any feasible ``a0``, and many
+tasks (label columns) on one kernel in a thread pool. It stops at a
+``tol``-optimal point, not at LIBSVM's; the agreement with LIBSVM is checked
+in tests/unit/test_svm_smo.py.
 
-    min_a  1/2 a^T Q a - e^T a   s.t.  0 <= a_i <= C_i,  y^T a = 0,
-    Q_ij = y_i y_j K_ij,
-
-with the decision function ``f(x) = sum_i y_i a_i K(x_i, x) - rho``. The
-solver is LIBSVM's: sequential minimal optimization with the second-order
-working-set selection of Fan, Chen & Lin (JMLR 6, 2005, WSS 2; LIBSVM's
-``Solver::select_working_set``), the same two-variable update with clipping
-(``Solver::Solve``), the same stopping rule (the maximal violating pair's gap
-``m(a) - M(a) < tol``, LIBSVM's ``-e``, scikit-learn's ``tol``) and the same
-``rho`` (``Solver::calculate_rho``: the mean of ``y_i G_i`` over free
-examples, else the middle of their bounds). It differs from LIBSVM in what
-surrounds the loop:
-
-* **no shrinking and no kernel cache**: the kernel is a dense
-  (n, n) float64 array and a row of it is a column of Q (LIBSVM's shrinking
-  was tried: the indirection through an active set cost more than it saved
-  at the diffusion study's sizes);
-* **the scans in a form that compiles well**: ``y_t G_t`` is kept instead of
-  ``G_t`` (the same values, ``y_t^2 = 1``), the membership of I_up and I_low
-  as additive 0/inf penalties, and the two selection scans run four
-  independent lanes merged with LIBSVM's tie rule (the last index); the
-  partner's ratio ``diff^2 / quad`` is compared by cross-multiplication,
-  which can order exact near-ties differently from LIBSVM's quotient;
-* **warm starts**: any feasible ``a0`` (``0 <= a0 <= C``, ``y^T a0 = 0``), e.g.
-  the solution on a neighbouring kernel of a grid, or a convex combination
-  of solutions of the same task (the feasible set is convex), or a solution
-  at another ``C`` scaled by the ratio of the C's; the gradient of the start
-  is one GEMM over all tasks;
-* **many tasks**: every column of the label matrix is an independent problem
-  on the same kernel; the compiled loop releases the GIL, so tasks run in a
-  thread pool.
-
-Both solvers stop at a ``tol``-optimal point (the same KKT gap), not at the
-same point: two such solutions, from different starts or paths, agree to
-within the tolerance's effect on the decision values, not to rounding. The
-diffusion study checks the AUCs against LIBSVM within 1e-3 and the decision
-values within LIBSVM's tolerance (tests/unit/test_svm_smo.py,
-benchmarks/bench_diffusion_split.py); ``diffusion.classifier_settings.svm.
-solver: libsvm`` keeps LIBSVM itself.
+Notes: docs/diffusion_notes.md, section "The SMO solver (solvers/svm_smo)".
 """
 
 from __future__ import annotations

@@ -1,34 +1,19 @@
 """Image corruptions in the spirit of CIFAR-10-C, for small grayscale images.
 
-Hendrycks & Dietterich, "Benchmarking neural network robustness to common
-corruptions and perturbations", ICLR 2019, define 15 (+4 extra) corruptions at
-5 severities; the transfer-learning paper (Radhakrishnan et al. 2023, Fig. 3,
-SI Figs. S6-S7) transfers from CIFAR-10 to its 19 corruptions. This module
-reproduces the *kind* of shift on a small, bundled stand-in: scikit-learn's
-8×8 ``load_digits`` images (values 0-16), so the MKL comparison of SI Fig. S7
-can run without downloading CIFAR-10-C.
+Source: Hendrycks & Dietterich, ICLR 2019 (CIFAR-10-C), as used by
+Radhakrishnan et al. 2023 (Fig. 3, SI Figs. S6-S7), reproduced on
+scikit-learn's 8×8 ``load_digits`` images (values 0-16), so the MKL
+comparison of SI Fig. S7 runs without downloading CIFAR-10-C.
 
-Every corruption is ``f(images, severity, rng, vmax=16.0) -> ndarray`` with
+Every corruption is ``f(images, severity, rng, vmax=16.0) -> ndarray``:
+``images`` (n, h, w) in [0, vmax], ``severity`` 1-5, ``rng`` a
+``numpy.random.Generator`` (the only randomness); it returns a new float64
+array of the same shape clipped to [0, vmax]. ``CORRUPTIONS`` maps 19 names
+to the functions; ``digit_transfer_task`` builds the clean / corrupted binary
+task. Raises ``InputError`` (a ValueError) for a severity outside 1-5, images
+that are not (n, h, w), or non-finite values.
 
-* ``images``: array (n, h, w), float (any h, w >= 2; built for 8×8), values in
-  [0, vmax];
-* ``severity``: int 1-5; parameters grow with severity. Where the
-  CIFAR-10-C constants are in [0, 1] intensity units they are reused on
-  ``images / vmax``; spatial parameters (blur radii, shifts, pixelation) are
-  rescaled from 32-pixel to 8-pixel images (about ÷4, at least visible);
-* ``rng``: a ``numpy.random.Generator`` — the only source of randomness, so a
-  seeded generator gives identical output;
-* returns a new float64 array of the same shape, clipped to [0, vmax]; the
-  input is not modified.
-
-``CORRUPTIONS`` maps 19 names to the functions: 17 of CIFAR-10-C's 19 (its
-15 standard corruptions but frost, and 3 of its 4 extras: speckle_noise,
-gaussian_blur, saturate; not spatter), and rotate and translate, the affine
-shifts of CIFAR-10-P, in place of frost and spatter. ``digit_transfer_task`` builds the source (clean) / target
-(corrupted) binary task.
-
-Raises: ``InputError`` (a ValueError) for a severity outside 1-5, images that
-are not (n, h, w), or non-finite values.
+Notes: docs/mkl_transfer_notes.md, section "Corruptions (synth/corruptions)".
 """
 
 from __future__ import annotations

@@ -2,33 +2,17 @@
 derived from the SAME hidden drug-response model as the drug-screening
 default data (:class:`biokernels.synth.drug_screen.DrugResponseModel`).
 
-The paper (Radhakrishnan et al., Nat Commun 2023, Methods "DepMap analysis",
-SI Fig. S9) transfers the CMAP expression model to DepMap viability of six
-cell lines profiled in both (PC3, MCF7, A375, A549, HT29, HEPG2). Here the
-model is rebuilt from the drug screen's ``truth/`` folder (its seed,
-hyperparameters and control matrix), so the expression a CMAP source model
-imputes carries the signal the viability depends on: both are functions of
-the same drug latent ``z_d`` and cell modulation ``s_c``::
+The model is rebuilt from the drug screen's ``truth/`` folder, so the
+expression a CMAP source model imputes carries the signal the viability
+depends on (Radhakrishnan et al. 2023, Methods "DepMap analysis", SI Fig. S9)::
 
     viability_dc = tanh(kappa w'(z_d * s_c) / sqrt(k) + c_c) + N(0, noise_sd^2)
 
-Design (all from ``numpy.random.default_rng([seed, 21, ...])``):
+Output (CSV, the PRISM Repurposing secondary-screen layout reduced):
+``broad_id``, ``name``, ``smiles``, ``depmap_id``, ``ccle_name``,
+``viability``; planted defects are counted in ``truth/depmap_params.json``.
 
-* cell lines: the ``n_overlap_top`` cell lines with the most CMAP pairs
-  (the paper's PC3, MCF7, A375, A549 are among CMAP's most profiled) and
-  ``n_cells - n_overlap_top`` others drawn at random; written with
-  CCLE-style names ``<cell>_SYNTHETIC``;
-* drugs: ``n_screen_drugs`` drawn from the screen's drugs (mostly seen in
-  the source) and ``n_new_drugs`` approved drugs that are not in the screen
-  (unseen), each measured on every cell line except a random
-  ``missing_fraction`` of pairs (PRISM is dense but not complete);
-* planted defects, counted in ``truth/depmap_params.json``: drugs with no
-  structure (empty SMILES), duplicated (drug, cell line) rows and a cell
-  line that CMAP does not have.
-
-Output (CSV, the PRISM Repurposing secondary-screen layout reduced to what
-the study reads): ``broad_id``, ``name``, ``smiles``, ``depmap_id``,
-``ccle_name``, ``viability``.
+Notes: docs/depmap_notes.md, section "Embedded default data (synth/depmap)".
 """
 
 from __future__ import annotations

@@ -2,25 +2,16 @@
 functions are drawn from the paper's own model, a combination of diffusion
 kernels.
 
-The paper's networks (Sun, Ji & Ye 2008) are Ligand (753 proteins, 7,860
-edges, 36 functions) and von Mering (2,617 proteins, 11,855 edges, 76
-functions). :func:`planted_function_network` draws a network of a given size
-from a hidden geometry: proteins are points on the unit torus, most edges
-join near neighbours (a random geometric graph), the rest are random
-shortcuts. Every edge has the same confidence weight, chosen so that the mean
-weighted degree is ``mean_weighted_degree``: this fixes the time scale of
-``exp(beta L)``, so that on both sizes the paper's grid ``beta = -0.1 ... -6``
-runs from a near-local kernel to one that spans most of the network.
+:func:`planted_function_network` draws a network of a given size (the
+paper's, Sun, Ji & Ye 2008: Ligand, 753 proteins; von Mering, 2,617) from a
+hidden geometry (a random geometric graph on the unit torus plus random
+shortcuts, one edge weight fixing the mean weighted degree) and plants each
+function through a latent activity ``f ~ N(0, sum_m w_m K~(beta_m))`` (the
+Gaussian model behind the paper's KL criterion, Eqs. 9-11) with a short and
+a long diffusion scale; the proteins of highest activity carry the function,
+with annotation noise.
 
-Each function is planted through a latent activity drawn on the network from
-the Gaussian model behind the paper's KL criterion (Eqs. 9-11),
-``f ~ N(0, sum_m w_m K~(beta_m))``, with two planted scales: a short
-diffusion (protein-level variation that only the direct neighbourhood
-predicts) and a long one (regions of the network). The proteins with the
-highest activity carry the function, and annotation noise removes and adds
-members. Because the true covariance is a combination of two kernels of the
-grid, no single kernel matches it, and a learned combination can beat every
-single kernel; this is the setting the paper's formulations assume.
+Notes: docs/diffusion_notes.md, section "Network generator (synth/networks)".
 """
 
 from __future__ import annotations

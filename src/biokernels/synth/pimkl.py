@@ -3,48 +3,15 @@ interaction network, gene sets, six "microarray" cohorts with platform
 shifts and one large two-omics (mRNA + CNA) cohort, with binary labels driven
 by a few planted pathways.
 
-Model (all randomness from one seeded ``numpy.random.Generator``):
+All randomness comes from one seeded ``numpy.random.Generator``: a
+Barabasi-Albert network, gene sets grown from seed genes, ``n_planted``
+pathways shifted along directions ``L_p v`` that the pathway kernel sees,
+labels from the top ``prevalence`` fraction of a risk score, and per-cohort
+platform shifts. :func:`generate_default` writes ``network.tsv``,
+``gene_sets.gmt``, ``cohorts/<cohort>/`` (``expression.tsv``, ``labels.tsv``,
+``cna.tsv`` for the two-omics cohort) and ``truth/params.json``.
 
-* **network**: Barabasi-Albert scale-free graph (``networkx``), genes
-  ``G0001...``, edge weights uniform in [0.4, 1.0) like STRING confidences
-  / 1000;
-* **gene sets**: ``n_sets`` sets of sizes log-uniform in ``set_size_range``;
-  each grows from a random seed gene by adding random network neighbours of
-  its members (``local_fraction`` of it), then random genes (the rest), so
-  the induced sub-networks have edges but are not connected components;
-* **planted pathways**: ``n_planted`` sets (sizes 30-120). For each, a
-  direction ``delta_p = L_p v`` (``v`` standard normal, ``L_p`` the set's
-  normalized Laplacian on the full network) scaled to unit RMS over the
-  set's genes. ``L_p v`` is dominated by the high-frequency (large
-  eigenvalue) eigenvectors of ``L_p``, i.e. contrasts between neighbouring
-  genes: these are what the pathway kernel ``x^T L_p z`` sees (a shift along
-  the smooth, low-eigenvalue directions would be nearly invisible to it, the
-  constant-like eigenvector ``D^{1/2} 1`` exactly so);
-* **samples**: each sample has activities ``s_pi ~ N(0, 1)`` of the planted
-  pathways; its risk is ``sum_p s_pi + N(0, risk_noise^2)`` and its label is
-  1 for the top ``prevalence`` fraction of risks (prevalence uniform in
-  [0.30, 0.40] per cohort). Expression (log2 scale) is
-  ``mu_g + background + amplitude * sum_p s_pi delta_p + noise``, where the
-  background is network-smooth noise ``(I - L/2)^k e`` (``k = 3``) (neighbouring
-  genes co-vary) and ``mu_g ~ N(8, 1.5^2)``;
-* **platforms**: per cohort a gene-wise offset ``N(0, 0.3^2)``, scale
-  ``exp(N(0, 0.15^2))``, noise SD uniform in [0.3, 0.6], and a random
-  3-10 % of the genes not measured (absent from the file);
-* **two-omics cohort**: mRNA as above (all genes measured), and CNA (log2
-  copy-number ratio) ``0.5 * (rho z + sqrt(1 - rho^2) e)`` with ``z`` the
-  gene-standardized mRNA, ``rho = 0.5``.
-
-Files written by :func:`generate_default` (all tab-separated with header):
-
-* ``network.tsv``: ``protein_a, protein_b, weight`` (``protein_a < protein_b``)
-* ``gene_sets.gmt``: ``name, description, genes...`` (names ``PATHWAY_01``...)
-* ``cohorts/<cohort>/expression.tsv``: ``sample_id`` then one column per
-  measured gene (samples x genes, 3 decimals)
-* ``cohorts/<cohort>/labels.tsv``: ``sample_id, label`` (0/1; 1 = the
-  "relapse within 5 years" class)
-* ``cohorts/<large>/cna.tsv``: like ``expression.tsv`` (two-omics cohort only)
-* ``truth/params.json``: seed, sizes, planted pathway names and directions'
-  genes, per-cohort platform parameters, prevalence, missing gene counts.
+Notes: docs/pimkl_notes.md, section "Embedded default data (synth/pimkl)".
 """
 
 from __future__ import annotations
@@ -153,7 +120,7 @@ def _cohort(n: int, rng: np.random.Generator, *, mu: np.ndarray, smoother, delta
 
 
 def _write_matrix(X: np.ndarray, samples: list[str], genes: list[str], path: Path) -> None:
-    # row-wise %-formatting: ~10x faster than DataFrame.to_csv for wide tables
+    # row-wise %-formatting: faster than DataFrame.to_csv for wide tables
     path.parent.mkdir(parents=True, exist_ok=True)
     fmt = "\t".join(["%.3f"] * X.shape[1])
     with open(path, "w", encoding="utf-8", newline="\n") as fh:

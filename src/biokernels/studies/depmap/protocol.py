@@ -2,47 +2,17 @@
 (Radhakrishnan, Ruiz Luyten, Prasad & Uhler, Nat Commun 2023, Methods
 "DepMap analysis", SI Fig. S9).
 
-The source model is NTK kernel ridge regression from ``[drug | cell]`` to
-expression, trained on the CMAP cell lines that are NOT in DepMap
-(:class:`biokernels.studies.drug_screen.protocol.SourceModel`). It imputes the expression
-``f_s(x)`` of every (drug, cell line) pair of the DepMap target cell lines
-(those present in both). Projection (Definition 1) is a second NTK kernel
-ridge model (1-hidden-layer ReLU with offset, ridge 100 in the paper) from
-``[f_s(x) | drug]`` to viability; the baseline is the same kernel model
-without the imputed expression. Target pairs are stratified by whether the
-drug appears in the source (``seen``) or not (``unseen``), and evaluated by
-5-fold cross-validation with 5 seeds for the training subsets (S9a: R²
-against the number of target samples; S9b: R² against the number of genes
-the source predicts).
+The source model (NTK kernel ridge from ``[drug | cell]`` to expression,
+:class:`biokernels.studies.drug_screen.protocol.SourceModel`, trained on the
+CMAP cell lines not in DepMap) imputes the expression ``f_s(x)`` of every
+(drug, cell line) pair of the DepMap target cell lines. Projection
+(Definition 1) is a second NTK kernel ridge model from
+``[f_s(x) | drug | cell]`` to viability; the baseline is the same model on
+``[drug | cell]``. Pairs are stratified by drug (``seen`` / ``unseen`` in the
+source) and evaluated by 5-fold cross-validation with 5 seeds (S9a: R²
+against target samples; S9b: R² against the genes the source predicts).
 
-Choices the paper leaves open, made here and stated once:
-
-* Drugs are matched between DepMap and CMAP by structure
-  (:mod:`biokernels.io.depmap`: the InChIKey of the SMILES), cell lines by
-  name (a PRISM release's DepMap ids through the model table's stripped
-  name, CMAP's spelling). Viability is whatever the source's reader gives
-  (:data:`biokernels.io.depmap.VIABILITY_READERS`): a long table, the PRISM
-  primary screen's log2 fold change at one dose, or the secondary screen's
-  AUC (or log10 IC50); lower = more sensitive for all three.
-* The baseline sees ``[drug | cell]`` (the cell line's control expression,
-  centred over the source cell lines, unit norm), so it can tell the target
-  cell lines apart; projection sees ``[imputed | drug | cell]``, i.e. the
-  baseline plus the imputed expression, so the comparison isolates what the
-  imputed expression adds.
-* By default the imputed block is the imputed response (expression minus
-  the cell line's control, a log2 fold change; ``depmap.projection_input:
-  response``): the raw imputed expression is dominated by the control
-  profiles of the few target cell lines, which the cell block already holds.
-* Ridges (absolute λ) are chosen per model on a grid by a holdout of seen
-  pairs (:func:`select_ridges`, through
-  :func:`biokernels.solvers.ridge.select_ridge_holdout`): the paper's ridge
-  100 belongs to a kernel scale it does not state.
-* The imputed expression is centred by the source training mean and divided
-  by one constant, the root mean squared norm of the centred source
-  expression over the genes used (not per-row unit norm: with one gene that
-  would leave only a sign). The drug block has unit norm per drug.
-* Folds are random over target pairs (the paper's CV does not group by
-  drug); each stratum has its own folds.
+Notes: docs/depmap_notes.md, section "The study protocol (studies/depmap/protocol)".
 """
 
 from __future__ import annotations

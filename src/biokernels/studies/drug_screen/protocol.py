@@ -3,40 +3,17 @@ Prasad & Uhler, Nat Commun 2023: Results "Transfer learning via projection
 and translation in virtual drug screening", Definitions 1-3, Fig. 4; Methods
 "Details for virtual drug screening").
 
-A sample is a (drug, cell line) pair; its features are ``x = [drug | cell]``
-(Morgan fingerprint | control expression of the cell line) and its label is
-the replicate-averaged expression of the d kept genes. The source model is
-NTK kernel ridge regression on the source cell lines; each target cell line
-gets five predictors, compared by 5-fold cross-validation:
+A sample is a (drug, cell line) pair with features ``x = [drug | cell]``
+(Morgan fingerprint | control expression) and as label the replicate-averaged
+expression of the kept genes. The source model is NTK kernel ridge
+(:mod:`biokernels.kernels.ntk`) on the source cell lines; each target cell
+line gets five predictors, compared by 5-fold cross-validation: ``mean``,
+``baseline`` (the NTK on the target alone), ``projection`` (Definition 1, on
+``f_s(x)``), ``translation`` (Definition 2, ``f_s(x) + f_c(x)``) and
+``projection_translation`` (Definition 3, on ``[f_s(x) | x]``).
 
-``mean``
-    the mean training expression of the cell line;
-``baseline``
-    the NTK trained on the target cell line alone (the prior kernel method);
-``projection`` (Definition 1)
-    an NTK model on the source predictions ``f_s(x)``;
-``translation`` (Definition 2)
-    ``f_s(x) + f_c(x)``, ``f_c`` an NTK model fitted to ``y - f_s(x)``;
-``projection_translation`` (Definition 3)
-    an NTK model on ``[f_s(x) | x]``.
-
-Choices the paper leaves open, made here and stated once:
-
-* Feature blocks are scaled to unit norm per sample (drug fingerprint;
-  cell control expression after subtracting the mean over source cell
-  lines; source predictions after subtracting the source training mean), so
-  the NTK sees blocks of equal weight whatever their dimension or units.
-* Every kernel model fits ``y - mean(y_train)`` and adds the mean back (an
-  intercept: ``fit_intercept`` of :func:`biokernels.solvers.ridge.solve_ridge`),
-  so large ridges shrink towards the cell line's mean, not towards zero
-  expression; translation fits the centred residual, i.e. it also learns the
-  constant shift of a new cell line.
-* Ridges (absolute λ) are chosen on a grid by a holdout
-  (:func:`biokernels.solvers.ridge.select_ridge_holdout`, the smallest λ on
-  ties): the source model's on a random source subset, each target model's
-  on a random subset of one target cell line.
-* The NTK is that of a one-hidden-layer ReLU network with bias
-  (:mod:`biokernels.kernels.ntk`).
+Notes: docs/drug_screen_notes.md, section "The study protocol
+(studies/drug_screen/protocol)".
 """
 
 from __future__ import annotations

@@ -1,71 +1,17 @@
 """Two-domain tasks and learning curves for MMDT / LS-MMDT.
 
 Source: Rodner et al. 2013, "Towards adapting ImageNet to reality" (LS-MMDT),
-Sect. 5: accuracy vs the number of labelled target examples per category for
-LS-MMDT, SVM-Source and SVM-Target (Figs. 3-4), transfer to categories without
-target examples (Fig. 6), and source/target features of different dimension
-(last experiment). :mod:`biokernels.solvers.mmdt` holds the method.
+Sect. 5: accuracy vs the number of labelled target examples per category
+(Figs. 3-4), transfer to categories without target examples (Fig. 6) and
+features of different dimension. :mod:`biokernels.solvers.mmdt` holds the
+method. The default task (:func:`digits_domains`) is scikit-learn's digits:
+source = the 8x8 pixels, target = a 4x4 pooled, contrast-shifted, noisy
+sensor; ``k`` labelled target examples per class, none for the held-out
+classes. Rows: ``MMDT``, ``MMDT-W0`` (regulariser ``||W - W0||_F^2``, beyond
+the paper), ``SVM-Source`` (through a fixed naive map) and ``SVM-Target``;
+accuracies over all target test images, the held-out and the seen classes.
 
-The default toy task (:func:`digits_domains`) comes from scikit-learn's
-``load_digits`` (1797 8x8 images, 10 classes, pixel values 0..16):
-
-* source domain: the 64 pixels scaled to [0, 1];
-* target domain: a different sensor, 16-dim: the image average-pooled to 4x4
-  (2x2 blocks), its contrast halved and its brightness raised
-  (``0.5 * intensity + 0.3``), with Gaussian pixel noise (``noise`` std,
-  default 0.05, seeded); so dimension, resolution, contrast and offset differ.
-  (A contrast inversion was tried first: then SVM-Source is below chance and
-  no variant of MMDT beats SVM-Target, see ``MMDT-W0`` below.)
-
-Images are split once per seed, stratified, into disjoint source and target
-halves (no image is in both domains). From the target half, ``k`` labelled
-examples per class are drawn for training, except for the held-out classes
-(default 8 and 9), which have none; all other target-half images are the test
-set (all ten classes).
-
-Methods (one row each in the curves):
-
-``MMDT``
-    :class:`~biokernels.solvers.mmdt.MMDT` (low-rank solver) on source + the k
-    labelled target examples per class, regulariser ``||W||_F^2`` (the paper's
-    Eq. 1); predicts all classes. As the transform enters only through
-    ``H W`` (rank <= m), this is a multi-task SVM on the target features coupled
-    by the source hyperplanes' Gram ``R``; it does not use which target
-    feature corresponds to which source feature. On the digits task it is
-    close to SVM-Target.
-``MMDT-W0``
-    The same with the regulariser ``||W - W0||_F^2``, ``W0`` the naive map of
-    SVM-Source (``transform_prior``; the authors' code has ``W0 = I``,
-    ``regularize_identity``). An extension beyond the paper's equations.
-``SVM-Source``
-    The one-vs-rest L2-loss linear SVM trained on the source alone (MMDT's
-    step-0 hyperplanes) applied to target features mapped into the source
-    space by a fixed naive map. The MMDT papers use features of equal
-    dimension and apply the source classifier unchanged; with different
-    dimensions a map is needed. For digits it is nearest-neighbour upsampling
-    of the 4x4 image to 8x8 (pixel replication, :func:`upsampling_matrix`),
-    which knows the geometry but not the contrast change; for
-    :func:`cohort_transfer_curve` the identity if the dimensions agree, else
-    ``source_map`` or zero-padding / truncation.
-``SVM-Target``
-    ``LinearSVC`` (squared hinge, ``C = C_target``) on the k labelled target
-    examples per class only; it never predicts a held-out class (accuracy 0
-    on them), as in the paper ("the SVM-Target baseline cannot be used").
-
-Every row also counts the transform solves (W-steps, each a dual coordinate
-descent, :func:`~biokernels.solvers.mmdt.solve_transform`) of its fit,
-``n_transform_solves``, and those that stopped at ``max_iter`` before the
-stopping tolerance, ``n_transform_not_converged`` (both 0 for the SVM
-baselines, which solve no transform).
-
-Accuracy is over the whole target test set; ``accuracy_heldout`` over its
-held-out-class images only (arg max over all classes; NaN if none);
-``accuracy_seen`` over the others; ``accuracy_heldout_within`` over the
-held-out-class images with the arg max restricted to the held-out classes (our
-reading of the paper's Fig. 6 protocol: the new categories are told apart
-from each other; SVM-Target cannot score them, NaN). With W learned only from
-other classes, every labelled target example is a negative for a held-out
-class, so in the all-class arg max MMDT tends to push held-out classes down.
+Notes: docs/mmdt_notes.md, section "The study protocol (studies/mmdt/protocol)".
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Tables and figures of the PIMKL study (Manica et al. 2019, Figures 3-6,
-S1, S2, S4, and the sensitivity table of issue #8).
+S1, S2, S4, and the study's sensitivity table, ``run_sensitivity``).
 
 Each ``table_<fig>`` turns the tables of :mod:`biokernels.studies.pimkl.protocol` into the
 figure's tidy table (what the figure shows, written next to it as TSV), and
