@@ -162,6 +162,15 @@ def check_config(config: Mapping) -> list[str]:
             if src.get("data") == "substitute" and not str(src.get("data_reason") or "").strip():
                 problems.append(f"{study}.sources.{name}.data_reason is missing: a substitute says in one line "
                                 "what it is and what of the paper's data it stands in for")
+    for name, src in ((config.get("diffusion") or {}).get("sources") or {}).items():
+        if src.get("data") == "paper":
+            pinned = src.get("sha256") or {}
+            unpinned = [k[:-len("_path")] for k, v in src.items()
+                        if k.endswith("_path") and v and k[:-len("_path")] not in pinned]
+            problems += [f"diffusion.sources.{name}.sha256.{k} is missing: a source of the paper's own data "
+                         f"(data: paper) pins each local file's sha256, so that another file under the same name "
+                         f"is refused rather than judged as the paper's (sha256sum {src[k + '_path']})"
+                         for k in unpinned]
     for study in ("drug_screen", "depmap", "pimkl"):
         if study in config and config[study]["dataset"] not in config[study]["sources"]:
             problems.append(f"{study}.dataset is {config[study]['dataset']!r}, which is not in {study}.sources "

@@ -150,10 +150,13 @@ def _run_note(heads: pd.Series, rows: pd.DataFrame, deciding: pd.Series) -> str:
     return text
 
 
-def item_status(item: Mapping, reproduction: pd.DataFrame) -> tuple[str, str]:
-    """``(status, why)`` of one item (see the module docstring for the
-    rule): ``why`` is the item's, completed with the rows' verdicts and notes
-    where the status comes from them."""
+def item_status(item: Mapping, reproduction: pd.DataFrame,
+                built: Mapping[str, bool] | None = None) -> tuple[str, str]:
+    """``(status, why)`` of one item (the rule: ``docs/report_notes.md``):
+    ``why`` is the item's, completed with the rows' verdicts and notes where
+    the status comes from them. ``built``: target -> whether this run built
+    its outputs; a fixed ``analogue`` needs its target built (default: every
+    target counts as built)."""
     why = str(item.get("why") or "").strip()
     entries = list(item.get("entries") or [])
     if "id" in reproduction.columns and entries:
@@ -173,6 +176,8 @@ def item_status(item: Mapping, reproduction: pd.DataFrame) -> tuple[str, str]:
         if mask.any():
             return status, _join(why, _run_note(heads, rows, mask))
     assert not ran.any()
+    if fixed == "analogue" and item.get("target") and built is not None and not built.get(item["target"]):
+        return NOT_RUN, _join(why, f"this run did not build {item['target']}")
     if fixed in FIXED_STATUSES and (fixed != "analogue" or item.get("target")):
         return fixed, why
     if len(rows):
@@ -184,14 +189,16 @@ def _join(why: str, note: str) -> str:
     return f"{why.rstrip('.')}. {note}" if why else note
 
 
-def coverage_table(items: Iterable[Mapping], reproduction: pd.DataFrame) -> pd.DataFrame:
+def coverage_table(items: Iterable[Mapping], reproduction: pd.DataFrame,
+                   built: Mapping[str, bool] | None = None) -> pd.DataFrame:
     """One row per item (columns :data:`COLUMNS`), its status from the rows
     of ``reproduction`` (the reproduction table) whose ``id`` is among its
-    entries; see the module docstring for the rule. ``entries`` is the ids
-    joined by ", ", ``target`` the rule name or "" for none."""
+    entries and, for a fixed ``analogue``, whether ``built`` says its target
+    ran (:func:`item_status`). ``entries`` is the ids joined by ", ",
+    ``target`` the rule name or "" for none."""
     rows = []
     for item in items:
-        status, why = item_status(item, reproduction)
+        status, why = item_status(item, reproduction, built)
         rows.append({"paper": item["paper"], "item": item["item"], "shows": item["shows"], "status": status,
                      "data": item["data"], "target": item.get("target") or "",
                      "entries": ", ".join(item.get("entries") or []), "why": why})

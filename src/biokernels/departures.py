@@ -139,3 +139,50 @@ def row_departures(entry_id: str, settings: Sequence[Mapping], section: Mapping,
             continue
         out.append(f"{s['what']}: {value} (paper: {_paper_text(s)})")
     return out
+
+
+def protocol_problems(protocols: Mapping[str, Sequence[Mapping]], config: Mapping,
+                      entry_ids: Sequence[str]) -> list[str]:
+    """What would make a setting silently never apply, one line each naming
+    the study, the setting's index and ``what``:
+
+    * a ``key`` none of whose paths (placeholders read as "any name") exists
+      in the study's section of ``config`` while it has no ``default``;
+    * a ``rows`` or ``except`` pattern matching no entry id of
+      paper_values.yaml (``entry_ids``).
+    """
+    out = []
+    for study, settings in protocols.items():
+        section = config.get(study) or {}
+        for i, s in enumerate(settings):
+            where = f"paper_protocols.yaml studies.{study}.{i} ({s['what']!r})"
+            for field in ("rows", "except"):
+                for pattern in s.get(field) or []:
+                    if not any(fnmatch.fnmatchcase(e, pattern) for e in entry_ids):
+                        out.append(f"{where}: {field} pattern {pattern!r} matches no entry of paper_values.yaml")
+            if "key" not in s or "default" in s or not section:
+                continue
+            keys = s["key"] if isinstance(s["key"], list) else [s["key"]]
+            if not any(_exists(section, k) for k in keys):
+                out.append(f"{where}: key {' / '.join(keys)} is not a key of config {study} (and the setting "
+                           "has no default): a typo would leave every departure of it unstated")
+    return out
+
+
+def _exists(section: Mapping, dotted: str) -> bool:
+    """Whether ``dotted`` names a key of ``section``, a ``{placeholder}`` part
+    standing for any key at that level."""
+    nodes = [section]
+    for part in dotted.split("."):
+        nxt = []
+        for node in nodes:
+            if not isinstance(node, Mapping):
+                continue
+            if _fields(part):
+                nxt += list(node.values())
+            elif part in node:
+                nxt.append(node[part])
+        if not nxt:
+            return False
+        nodes = nxt
+    return True

@@ -71,7 +71,8 @@ REPO = Path(__file__).resolve().parents[2]
 # the default config and the report's data files (papers' values, protocols, coverage): not config overlays
 NOT_OVERLAYS = ("config.yaml", "paper_values.yaml", "paper_protocols.yaml", "coverage.yaml")
 SHIPPED_LAYERS = sorted(p for p in (REPO / "config").glob("*.yaml") if p.name not in NOT_OVERLAYS)
-SHIPPED_LAYERS += sorted((REPO / ".test/config").glob("*.yaml"))
+# .test/config: the tiny overlays, config.yaml (all of them merged) and links to the report's data files
+SHIPPED_LAYERS += sorted(p for p in (REPO / ".test/config").glob("*.yaml") if not p.is_symlink())
 
 
 def _base() -> dict:
@@ -347,3 +348,13 @@ def test_a_substitute_source_must_say_what_it_stands_in_for():
     assert any(p.startswith("depmap.sources.default_synthetic.data_reason is missing") for p in check_config(cfg))
     cfg["depmap"]["sources"]["default_synthetic"]["data_reason"] = "CTRP AUCs for PRISM viability"
     assert not any("data_reason" in p for p in check_config(cfg))
+
+
+def test_the_papers_own_diffusion_data_is_pinned():
+    """A user who copies the von Mering config and points it at another file
+    keeps `data: paper`: its sha256 pins make that a refusal, and a paper
+    source without pins is named at parse time."""
+    cfg = _layered(REPO / "config/diffusion_vonmering_mips.yaml")
+    assert not any("sha256" in p for p in check_config(cfg))
+    del cfg["diffusion"]["sources"]["vonmering_mips"]["sha256"]["network"]
+    assert any(p.startswith("diffusion.sources.vonmering_mips.sha256.network is missing") for p in check_config(cfg))

@@ -86,3 +86,30 @@ def test_a_bad_protocols_file_names_the_setting(tmp_path):
     bad.write_text(yaml.safe_dump({"version": 1, "studies": {"diffusion": [{"what": "x", "key": "k"}]}}))
     with pytest.raises(ProtocolsError, match=r"studies.diffusion.0"):
         load_protocols(bad)
+
+
+def test_a_typo_in_a_key_or_a_rows_pattern_is_named_not_silently_skipped():
+    """A key that names nothing, or a pattern that matches no entry, would
+    leave a departure unstated and a row 'reproduced': each is a problem."""
+    from biokernels.departures import protocol_problems
+
+    config = {"diffusion": {"n_kernels": 30, "sources": {"a": {"laplacian": "normalized"}}}}
+    ids = ["dkl_ligand_mean_roc_mdkl", "dkl_ligand_stability_mean_mdkl"]
+    good = {"diffusion": [{"what": "kernels", "key": "n_kernels", "paper": 60, "rows": ["dkl_*"]},
+                          {"what": "lap", "key": ["sources.{dkl_ligand}.laplacian"], "paper": "u"}]}
+    assert protocol_problems(good, config, ids) == []
+    typo = {"diffusion": [{"what": "kernels", "key": "n_kernel", "paper": 60}]}
+    assert "key n_kernel is not a key of config diffusion" in protocol_problems(typo, config, ids)[0]
+    pattern = {"diffusion": [{"what": "kernels", "key": "n_kernels", "paper": 60, "except": ["*_mdkI"]}]}
+    assert "except pattern '*_mdkI' matches no entry" in protocol_problems(pattern, config, ids)[0]
+    with_default = {"diffusion": [{"what": "x", "key": "unset_key", "default": 1, "paper": 1}]}
+    assert protocol_problems(with_default, config, ids) == []
+
+
+def test_the_shipped_protocols_have_no_silent_settings():
+    from biokernels.departures import protocol_problems
+    from biokernels.report import load_paper_values
+
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    ids = [e["id"] for e in load_paper_values(REPO / "config/paper_values.yaml")["entries"]]
+    assert protocol_problems(load_protocols(PROTOCOLS), config, ids) == []

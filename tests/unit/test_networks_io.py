@@ -119,3 +119,21 @@ def test_real_von_mering_network_and_mips_tasks():
     # PROVENANCE.md: level 2 has 60 terms with >= 10 von Mering proteins.
     assert tc["tasks_kept"] == 60 and tasks.shape == (2617, 60)
     assert np.isin(tasks.values, (0, 1)).all()
+
+
+def test_a_table_cut_mid_line_is_refused_not_read_short(tmp_path):
+    """A copy cut inside its last line (no line end, fields missing) reads
+    as a plausible smaller network unless the field count is checked: the
+    last line is named, and the file called truncated."""
+    from biokernels.errors import InputError
+    from biokernels.io.text import read_table
+
+    path = tmp_path / "edges.tsv"
+    path.write_text("protein_a\tprotein_b\tconfidence\nA\tB\thigh\nC\tD\tmedium\nE\tF")
+    with pytest.raises(InputError, match=r"edges.tsv: the last line \(4\) has 2 of 3 fields and no line end"):
+        read_table(path)
+    path.write_text("protein_a\tprotein_b\tconfidence\nA\tB\thigh\nC\tD\nE\tF\tlow\n")   # ragged inside
+    with pytest.raises(InputError, match=r"line 3 has 2 of 3 fields \(1 such line"):
+        read_table(path)
+    path.write_text("protein_a\tprotein_b\tconfidence\nA\tB\t\n\nE\tF\tlow")           # empty field, blank line
+    assert read_table(path).shape == (2, 3)

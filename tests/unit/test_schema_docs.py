@@ -28,7 +28,7 @@ README = REPO / "config" / "README.md"
 # the default config and the report's data files (papers' values, protocols, coverage): not config overlays
 NOT_OVERLAYS = ("config.yaml", "paper_values.yaml", "paper_protocols.yaml", "coverage.yaml")
 OVERLAYS = sorted(p for p in (REPO / "config").glob("*.yaml") if p.name not in NOT_OVERLAYS) \
-    + sorted((REPO / ".test" / "config").glob("*.yaml"))
+    + sorted(p for p in (REPO / ".test" / "config").glob("*.yaml") if not p.is_symlink())  # not the links to config/
 
 
 def _load(path: Path):

@@ -138,7 +138,8 @@ def _setup(workdir, obo_sha=None, gaf_sha=None):
     write_obo(data / "go-basic.obo")
     gaf_digest = write_gaf(data / "sgd.gaf.gz")
     obo_digest = hashlib.sha256((data / "go-basic.obo").read_bytes()).hexdigest()
-    src = {"paper_dataset": "ligand", "type": "biogrid", "data": "paper", "description": "test: BioGRID TAB3 + GO",
+    src = {"paper_dataset": "ligand", "type": "biogrid", "data": "substitute", "data_reason": "test BioGRID and GO files",
+           "description": "test: BioGRID TAB3 + GO",
            "biogrid_path": "data/BIOGRID-ORGANISM-Test-4.4.235.tab3.txt", "biogrid_taxid": 559292,
            "biogrid_id_column": "systematic", "label_format": "gaf", "gaf_path": "data/sgd.gaf.gz",
            "sha256": {"gaf": gaf_sha or gaf_digest}, "go_id_column": "DB_Object_Synonym", "go_taxon": 559292,

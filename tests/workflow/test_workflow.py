@@ -43,14 +43,31 @@ def _dry_run_jobs(stdout: str) -> dict[str, dict[str, set[str]]]:
     return jobs
 
 
-def _resource(rule, name, attempt=1):
+def _profile_defaults(profile):
+    """The default-resources of profiles/<profile>/config.yaml, parsed as
+    Snakemake parses them (a name -> Resource mapping)."""
+    from snakemake.resources import Resources
+
+    spec = yaml.safe_load((REPO / "profiles" / profile / "config.yaml").read_text())["default-resources"]
+    return Resources.parser_factory(allow_expressions=True)([f"{k}={v}" for k, v in spec.items()])
+
+
+def _resource(rule, name, attempt=1, defaults=None):
     """A rule's resource as Snakemake submits it on attempt `attempt`
-    (a callable, e.g. mem_mb growing with the attempt, evaluated)."""
-    res = rule.resources.get(name)
-    if res is None:
-        return None
+    (a callable, e.g. mem_mb growing with the attempt, evaluated); without
+    one of its own, the profile's default (`defaults`) when given."""
+    if name in rule.resources:
+        res = rule.resources[name]
+    else:
+        res = (defaults or {}).get(name)
+    return None if res is None else _evaluate(res, attempt)
+
+
+def _evaluate(res, attempt=1):
+    """The value of a Resource on attempt `attempt` (mem_per_attempt's
+    lambda, or an expression of default-resources, evaluated)."""
     if res.is_evaluable():
-        res = res.evaluate(None, attempt=attempt)
+        res = res.evaluate(None, input=[], attempt=attempt, threads=1, rulename="r", async_run=None)
     return res.value
 
 
@@ -70,15 +87,22 @@ def test_running_rules_follow_the_conventions(workflow_rules):
     gpu_partition = yaml.safe_load((REPO / "config/config.yaml").read_text())["slurm"]["gpu_partition"]
     # the rules named in `localrules:` (the API has no public accessor)
     local = next(iter(workflow_rules.values())).workflow._localrules
+    # mem_mb and runtime: a rule's own (where it needs more), else the
+    # profiles' default-resources (the same in both)
+    profiles = {p: _profile_defaults(p) for p in ("local", "slurm")}
+    assert {k: profiles["local"][k].raw for k in ("mem_mb", "runtime")} == \
+        {k: profiles["slurm"][k].raw for k in ("mem_mb", "runtime")}
     for name, rule in workflow_rules.items():
         if rule.norun:
             continue
         assert rule.log, f"rule {name} has no log:"
         assert rule.benchmark, f"rule {name} has no benchmark:"
         assert rule.conda_env, f"rule {name} has no conda:"
-        assert _resource(rule, "mem_mb") and _resource(rule, "runtime"), f"rule {name} lacks mem_mb/runtime"
-        # a retry after an out-of-memory kill (the SLURM profile's retries) asks for more
-        assert _resource(rule, "mem_mb", attempt=2) > _resource(rule, "mem_mb"), f"{name}: mem_mb ignores attempt"
+        for profile, defaults in profiles.items():
+            mem, runtime = (_resource(rule, k, defaults=defaults) for k in ("mem_mb", "runtime"))
+            assert mem and runtime, f"rule {name} lacks mem_mb/runtime ({profile} profile)"
+            # a retry after an out-of-memory kill (the SLURM profile's retries) asks for more
+            assert _resource(rule, "mem_mb", attempt=2, defaults=defaults) > mem, f"{name}: mem_mb ignores attempt"
         # downloads run where Snakemake runs: cluster nodes often have no network
         downloads = Path(str(rule.script)).name == "download.py"  # the shared workflow/scripts/download.py
         assert downloads == (name in local), f"rule {name}: download {downloads}, local {name in local}"

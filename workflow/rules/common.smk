@@ -34,8 +34,14 @@ ENV_TORCH = "../envs/torch.yaml"
 ENV_CHEM = "../envs/chem.yaml"
 
 
+# Wildcards that several rules share, constrained once (a rule's own
+# constraint overrides; theory.smk adds tid, from its THEORY_IDS).
 wildcard_constraints:
     sweep="lam|bandwidth",
+    featurization="morgan|mol2vec",
+    key="[a-z_]+[0-9]*",
+    collection="[A-Za-z0-9_]+",
+    cohort="[A-Za-z0-9_]+",
 
 
 # Report categories, one per paper (report/workflow.rst; rules/report.smk
@@ -67,8 +73,15 @@ def canonical(value):
     return value
 
 
+# Resources: a rule sets only those it needs beyond the profiles'
+# default-resources (profiles/local and profiles/slurm: mem_mb 4000 * attempt,
+# runtime 120 min): GPUs, more memory, longer runs. Not in a
+# workflow/profiles/default: Snakemake merges that one into every run, and its
+# default-resources would replace those of --profile slurm (the partition and
+# account).
 def mem_per_attempt(base):
-    """The mem_mb resource of a rule: `base` MB on the first attempt, `base`
-    times the attempt number on the retries after a failure (the SLURM
-    profile's `retries`), so a job killed for memory can succeed."""
+    """The mem_mb resource of a rule needing more memory than the default,
+    `base` MB on the first attempt, `base` times the attempt number on the
+    retries after a failure (the SLURM profile's `retries`), so a job killed
+    for memory can succeed."""
     return lambda wildcards, attempt: base * attempt

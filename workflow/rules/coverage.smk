@@ -1,12 +1,37 @@
-# Coverage of the papers (issue #27): every figure and table of the four
+# Coverage of the papers: every figure and table of the four
 # papers (config/coverage.yaml) with the status this run gives it, from the
 # reproduction table's verdicts of the paper_values.yaml entries that judge
 # it -> results/coverage.tsv and its HTML view on the report's front
 # category. Library: biokernels.coverage. Included after report.smk (it
 # reads REPORT_PAPER_VALUES and REPORT_CATEGORY).
 
+from biokernels.coverage import load_coverage as _load_coverage  # noqa: E402
+from biokernels.coverage import (
+    reference_errors as _coverage_reference_errors,
+)  # noqa: E402
+
 COVERAGE_YAML = "config/coverage.yaml"
 COVERAGE_SCHEMA = os.path.join(workflow.basedir, "schemas", "coverage.schema.yaml")
+# Checked at parse time, before any job: the items, their entry ids and
+# targets (every rule is defined by now: this file is included last).
+COVERAGE_ITEMS = _load_coverage(COVERAGE_YAML, COVERAGE_SCHEMA)
+_COVERAGE_PROBLEMS = _coverage_reference_errors(
+    COVERAGE_ITEMS,
+    entry_ids=[
+        e["id"]
+        for e in _load_paper_values(REPORT_PAPER_VALUES, REPORT_SCHEMA)["entries"]
+    ],
+    rules=[r.name for r in workflow.rules],
+)
+if _COVERAGE_PROBLEMS:
+    raise WorkflowError(f"{COVERAGE_YAML}:\n" + "\n".join(_COVERAGE_PROBLEMS))
+# target -> the files it stands for: an item whose status is fixed to
+# analogue counts as built only where they all exist when the table is made
+COVERAGE_TARGET_FILES = {
+    item["target"]: coverage_target_files(getattr(rules, item["target"]).input)
+    for item in COVERAGE_ITEMS
+    if item.get("target")
+}
 
 
 rule coverage_table:
@@ -32,9 +57,7 @@ rule coverage_table:
         "results/report/benchmarks/coverage_table.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(500),
-        runtime=5,
+    params:
+        target_files=COVERAGE_TARGET_FILES,
     script:
         "../scripts/coverage_table.py"

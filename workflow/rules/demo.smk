@@ -19,10 +19,6 @@ rule demo_generate:
         "results/demo/benchmarks/demo_generate.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=10,
     params:
         cfg=config["demo"],
         seed=SEED,
@@ -46,12 +42,9 @@ rule demo_sweep:
         "results/demo/benchmarks/demo_sweep_{sweep}.tsv"
     conda:
         ENV_TORCH
-    threads: 1
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
-        mem_mb=mem_per_attempt(2000),
-        runtime=30,
     params:
         cfg=config["demo"],
         device=DEVICE,
@@ -75,10 +68,6 @@ rule demo_figure:
         "results/demo/benchmarks/demo_figure_{sweep}.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=10,
     script:
         "../scripts/demo_figure.py"
 

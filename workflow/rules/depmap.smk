@@ -25,10 +25,6 @@ rule depmap_generate:
         f"{DM_DIR}/benchmarks/generate.tsv"
     conda:
         ENV_CHEM
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=30,
     params:
         source=canonical(DM_SRC),
         seed=SEED,
@@ -49,10 +45,6 @@ rule depmap_download:
         name=DM_DOWNLOAD_NAMES,
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=120,
     params:
         spec=lambda wc: canonical(DM_DOWNLOADS[wc.name]),
         field=dm_download_field,
@@ -86,10 +78,6 @@ rule depmap_prepare:
         f"{DM_DIR}/benchmarks/prepare.tsv"
     conda:
         ENV_CHEM
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=30,
     params:
         source=canonical(
             {
@@ -130,14 +118,8 @@ rule depmap_features:
         f"{DM_DIR}/logs/features_{{featurization}}.log",
     benchmark:
         f"{DM_DIR}/benchmarks/features_{{featurization}}.tsv"
-    wildcard_constraints:
-        featurization="morgan|mol2vec",
     conda:
         ENV_CHEM
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=30,
     params:
         fingerprint=canonical({k: DS["fingerprint"][k] for k in ("radius", "n_bits")}),
     script:
@@ -162,8 +144,6 @@ rule depmap_source:
         f"{DM_DIR}/{{featurization}}/logs/source.log",
     benchmark:
         f"{DM_DIR}/{{featurization}}/benchmarks/source.tsv"
-    wildcard_constraints:
-        featurization="morgan|mol2vec",
     conda:
         ENV_TORCH
     threads: 2
@@ -198,16 +178,13 @@ rule depmap_projection:
     benchmark:
         f"{DM_DIR}/{{featurization}}/benchmarks/projection_{{curve}}.tsv"
     wildcard_constraints:
-        featurization="morgan|mol2vec",
         curve="ridge|scaling|genes",
     conda:
         ENV_TORCH
-    threads: 1
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
         mem_mb=mem_per_attempt(8000),
-        runtime=120,
     params:
         cfg=DM_PROJECTION_PARAMS,
         seed=SEED,
@@ -241,14 +218,9 @@ rule depmap_figure:
     benchmark:
         f"{DM_DIR}/{{featurization}}/benchmarks/figure_{{fig}}.tsv"
     wildcard_constraints:
-        featurization="morgan|mol2vec",
         fig="figS9[ab]",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(2000),
-        runtime=10,
     params:
         first=DM["scaling"]["first"],
         label=lambda wc: f"{DM_NAME} on {DS_NAME}, {wc.featurization}",
@@ -271,10 +243,6 @@ rule depmap_featurizations_table:
         f"{DM_DIR}/benchmarks/featurizations.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=10,
     params:
         featurizations=DM["featurizations"],
         first=DM["scaling"]["first"],

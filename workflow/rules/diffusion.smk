@@ -25,10 +25,6 @@ rule diffusion_download:
         name="[^/]+",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=120,
     params:
         spec=diffusion_download_spec,
         progress_s=30,  # seconds between two progress lines in the log
@@ -50,12 +46,6 @@ rule diffusion_inputs:
         "results/diffusion/{ds}/benchmarks/inputs.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        # GO and BioGRID at real size: ~1 GB (goa_human: 700k rows + go-basic;
-        # a BioGRID organism file of 1M rows)
-        mem_mb=mem_per_attempt(4000),
-        runtime=30,
     params:
         source=lambda wc: diffusion_inputs_source(wc.ds),
         test_fraction=DIFFUSION["test_fraction"],
@@ -78,10 +68,6 @@ rule diffusion_random_split:
         split="(?!00)[0-9]{2}",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(500),
-        runtime=5,
     params:
         test_fraction=DIFFUSION["test_fraction"],
         seed=SEED,
@@ -105,9 +91,6 @@ rule diffusion_eigen:
     conda:
         ENV_CORE
     threads: 2
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=30,
     script:
         "../scripts/diffusion_eigen.py"
 
@@ -137,7 +120,6 @@ rule diffusion_split:
         gpu=1,
         slurm_partition=GPU_PARTITION,
         mem_mb=mem_per_attempt(8000),
-        runtime=120,
     params:
         cfg=diffusion_params(DIFFUSION_SPLIT_KEYS),
         seed=SEED,
@@ -164,7 +146,6 @@ rule diffusion_sm1:
         "results/diffusion/{ds}/benchmarks/sm1.tsv"
     conda:
         ENV_TORCH
-    threads: 1
     resources:
         mem_mb=mem_per_attempt(int(DIFFUSION["sm1"]["max_memory_gb"] * 1024) + 2000),
         runtime=int(DIFFUSION["sm1"]["max_seconds"] / 60) + 30,
@@ -192,10 +173,6 @@ rule diffusion_table:
         kind="mean_roc|wilcoxon|stability",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=10,
     script:
         "../scripts/diffusion_table.py"
 
@@ -222,10 +199,6 @@ rule diffusion_figure_table:
         kind="roc_threshold|roc_per_kernel|best_roc_per_task|scatter_vs_ubaseline",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=10,
     script:
         "../scripts/diffusion_figure_table.py"
 
@@ -256,7 +229,6 @@ rule diffusion_sensitivity:
         gpu=1,
         slurm_partition=GPU_PARTITION,
         mem_mb=mem_per_attempt(8000),
-        runtime=120,
     params:
         cfg=diffusion_params(DIFFUSION_SENSITIVITY_KEYS),
         seed=SEED,
@@ -284,10 +256,6 @@ rule diffusion_plot:
         kind="roc_threshold|roc_per_kernel|best_roc_per_task|scatter_vs_ubaseline|sensitivity",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=10,
     params:
         paper_dataset=lambda wc: diffusion_source(wc.ds)["paper_dataset"],
     script:
@@ -318,10 +286,6 @@ rule diffusion_protocols:
         paper="ligand|vonmering",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=10,
     params:
         datasets=lambda wc: diffusion_protocol_datasets(wc.paper),
         deviations=lambda wc: {
@@ -332,89 +296,19 @@ rule diffusion_protocols:
         "../scripts/diffusion_protocols.py"
 
 
-# Named targets: the paper's tables and figures.
-rule dkl_table2:
-    """Table 2: mean ROC and kernel-learning time, Ligand-type data set."""
-    input:
-        diffusion_target("table", 2),
+# Named targets: the paper's tables and figures, one rule each (dkl_table2 to
+# dkl_table7, dkl_fig1 to dkl_fig8), from DIFFUSION_TABLES and
+# DIFFUSION_FIGURES.
+for _kind, _numbers in (("table", DIFFUSION_TABLES), ("figure", DIFFUSION_FIGURES)):
+    for _paper, _items in _numbers.items():
+        for _item, _number in _items.items():
 
-
-rule dkl_table3:
-    """Table 3: Wilcoxon p-values of DKL and mDKL vs every method, Ligand."""
-    input:
-        diffusion_target("table", 3),
-
-
-rule dkl_table4:
-    """Table 4: stability over splits (mean and SD of the mean ROC), Ligand."""
-    input:
-        diffusion_target("table", 4),
-
-
-rule dkl_table5:
-    """Table 5: mean ROC and time, von Mering-type data set."""
-    input:
-        diffusion_target("table", 5),
-
-
-rule dkl_table6:
-    """Table 6: Wilcoxon p-values, von Mering."""
-    input:
-        diffusion_target("table", 6),
-
-
-rule dkl_table7:
-    """Table 7: stability over splits, von Mering."""
-    input:
-        diffusion_target("table", 7),
-
-
-rule dkl_fig1:
-    """Figure 1: number of tasks above each ROC threshold, Ligand."""
-    input:
-        diffusion_target("figure", 1),
-
-
-rule dkl_fig2:
-    """Figure 2: mean ROC of each single kernel vs -beta, Ligand."""
-    input:
-        diffusion_target("figure", 2),
-
-
-rule dkl_fig3:
-    """Figure 3: best ROC per task (uBaseline), Ligand."""
-    input:
-        diffusion_target("figure", 3),
-
-
-rule dkl_fig4:
-    """Figure 4: each formulation vs uBaseline per task, Ligand."""
-    input:
-        diffusion_target("figure", 4),
-
-
-rule dkl_fig5:
-    """Figure 5: number of tasks above each ROC threshold, von Mering."""
-    input:
-        diffusion_target("figure", 5),
-
-
-rule dkl_fig6:
-    """Figure 6: mean ROC of each single kernel vs -beta, von Mering."""
-    input:
-        diffusion_target("figure", 6),
-
-
-rule dkl_fig7:
-    """Figure 7: best ROC per task (uBaseline), von Mering."""
-    input:
-        diffusion_target("figure", 7),
-
-
-rule dkl_fig8:
-    """Figure 8: each formulation vs uBaseline per task, von Mering."""
-    input:
-        diffusion_target("figure", 8),
+            rule:
+                f"""{_kind.capitalize()} {_number}: {DIFFUSION_TARGET_DOCS[_item]}, {DIFFUSION_PAPER_NAMES[_paper]}."""
+                name:
+                    f"dkl_{'fig' if _kind == 'figure' else 'table'}{_number}"
+                input:
+                    diffusion_target(_kind, _number),
 
 
 rule dkl_sensitivity:

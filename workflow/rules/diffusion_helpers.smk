@@ -64,6 +64,18 @@ DIFFUSION_FIGURES = {
         "scatter_vs_ubaseline": 8,
     },
 }
+# What each table and figure shows, and the paper's data sets by name (the
+# docstrings of the named targets dkl_table<n> and dkl_fig<n>).
+DIFFUSION_TARGET_DOCS = {
+    "mean_roc": "mean ROC and kernel-learning time",
+    "wilcoxon": "Wilcoxon p-values of DKL and mDKL vs every method",
+    "stability": "stability over splits (mean and SD of the mean ROC)",
+    "roc_threshold": "number of tasks above each ROC threshold",
+    "roc_per_kernel": "mean ROC of each single kernel vs -beta",
+    "best_roc_per_task": "best ROC per task (uBaseline)",
+    "scatter_vs_ubaseline": "each formulation vs uBaseline per task",
+}
+DIFFUSION_PAPER_NAMES = {"ligand": "Ligand", "vonmering": "von Mering"}
 
 
 def diffusion_source(ds):

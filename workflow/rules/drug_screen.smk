@@ -31,10 +31,6 @@ rule drug_screen_generate:
         f"{DS_DIR}/benchmarks/generate.tsv"
     conda:
         ENV_CHEM
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=60,
     params:
         source=canonical(DS_SRC),
         seed=SEED,
@@ -52,13 +48,9 @@ rule drug_screen_download:
         f"{DS_DIR}/logs/download_{{key}}.log",
     benchmark:
         f"{DS_DIR}/benchmarks/download_{{key}}.tsv"
-    wildcard_constraints:
-        key="[a-z_]+[0-9]*",
     conda:
         ENV_CORE
-    threads: 1
     resources:
-        mem_mb=mem_per_attempt(1000),
         runtime=240,
     params:
         spec=lambda wc: canonical(DS_FILE_SPECS[wc.key]),
@@ -81,14 +73,8 @@ rule drug_screen_local:
         f"{DS_DIR}/logs/local_{{key}}.log",
     benchmark:
         f"{DS_DIR}/benchmarks/local_{{key}}.tsv"
-    wildcard_constraints:
-        key="[a-z_]+[0-9]*",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(500),
-        runtime=120,
     params:
         sha256=lambda wc: DS_FILE_SPECS[wc.key].get("sha256"),
         config_key=lambda wc: f"{DS_FILE_KEYS[wc.key]}.path",
@@ -113,10 +99,6 @@ rule drug_screen_matrix_tables:
         table="sample_info|pert_info|gene_info",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=30,
     params:
         config_key=lambda wc: f"drug_screen.sources.{DS_NAME}.files.{wc.table}",
     script:
@@ -144,10 +126,8 @@ rule drug_screen_lincs2020_tables:
         f"{DS_DIR}/benchmarks/lincs2020_tables.tsv"
     conda:
         ENV_CORE
-    threads: 1
     resources:
         mem_mb=mem_per_attempt(8000),
-        runtime=60,
     params:
         cfg=canonical(
             {
@@ -173,10 +153,6 @@ rule drug_screen_fingerprints:
         f"{DS_DIR}/benchmarks/fingerprints.tsv"
     conda:
         ENV_CHEM
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=60,
     params:
         fingerprint=canonical({k: DS["fingerprint"][k] for k in ("radius", "n_bits")}),
     script:
@@ -198,10 +174,6 @@ rule drug_screen_mol2vec:
         f"{DS_DIR}/benchmarks/mol2vec.tsv"
     conda:
         ENV_CHEM
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=60,
     script:
         "../scripts/drug_screen_mol2vec.py"
 
@@ -233,7 +205,6 @@ rule drug_screen_preprocess:
         f"{DS_DIR}/benchmarks/preprocess.tsv"
     conda:
         ENV_CORE
-    threads: 1
     resources:
         mem_mb=mem_per_attempt(16000),
         runtime=240,
@@ -261,10 +232,6 @@ rule drug_screen_split:
         f"{DS_DIR}/benchmarks/split.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(2000),
-        runtime=10,
     params:
         cfg=DS_SPLIT_PARAMS,
         seed=SEED,
@@ -324,12 +291,9 @@ rule drug_screen_target_ridge:
         f"{DS_MODEL_DIR}/benchmarks/target_ridge.tsv"
     conda:
         ENV_TORCH
-    threads: 1
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
-        mem_mb=mem_per_attempt(4000),
-        runtime=60,
     params:
         cfg=DS_TARGET_PARAMS,
         seed=SEED,
@@ -359,12 +323,10 @@ rule drug_screen_transfer:
         f"{DS_MODEL_DIR}/benchmarks/transfer_target{{rank}}.tsv"
     conda:
         ENV_TORCH
-    threads: 1
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
         mem_mb=mem_per_attempt(8000),
-        runtime=120,
     params:
         cfg=DS_TARGET_PARAMS,
         device=DEVICE,
@@ -391,7 +353,6 @@ rule drug_screen_scaling:
         f"{DS_MODEL_DIR}/benchmarks/scaling_target{{rank}}.tsv"
     conda:
         ENV_TORCH
-    threads: 1
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
@@ -431,10 +392,6 @@ rule drug_screen_figure:
         fig="fig4[a-f]",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=20,
     params:
         scaling=canonical(DS["scaling"]),
         pca_cells=DS["pca_cells"],

@@ -1,5 +1,5 @@
 # Transfer versus multiple kernel learning (Radhakrishnan et al. 2023, Methods
-# "Comparison with multiple kernel learning approaches", SI Fig. S7; issue #6):
+# "Comparison with multiple kernel learning approaches", SI Fig. S7):
 # per MKL method (CKA, EasyMKL, FHeuristic, PWMK), the method on the target
 # (baseline), the source-learned weights on the target (transfer) and the
 # translated source model (Definition 2), on (a) the 8x8 digits, clean source
@@ -21,10 +21,6 @@ rule mkl_transfer_images:
         corruption="[a-z_]+",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(2000),
-        runtime=20,
     params:
         model=MT_MODEL_PARAMS,
         images=MT_IMG_PARAMS,
@@ -48,10 +44,6 @@ rule mkl_transfer_bio:
         f"{MT_BIO_DIR}/benchmarks/bio.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=60,
     params:
         model=MT_MODEL_PARAMS,
         bio=MT_BIO_PARAMS,
@@ -85,10 +77,6 @@ rule mkl_transfer_figure_images:
         f"{MT_IMG_DIR}/benchmarks/figure_figS7.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(2000),
-        runtime=10,
     params:
         fig="figS7",
         title=f"SI Fig. S7 (digits {MT['images']['classes'][0]} vs {MT['images']['classes'][1]}, "
@@ -125,10 +113,6 @@ rule mkl_transfer_figure_bio:
         f"{MT_BIO_DIR}/benchmarks/figure_figS7_bio.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(2000),
-        runtime=10,
     params:
         fig="figS7_bio",
         title=f"SI Fig. S7, biological task (DepMap {DM_NAME}, {MT_BIO['featurization']} fingerprints): "

@@ -17,10 +17,6 @@ rule mmdt_digits:
         "results/mmdt/digits/benchmarks/curves.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(2000),
-        runtime=60,
     params:
         cfg=MM_DIGITS_PARAMS,
         seed=SEED,
@@ -42,10 +38,6 @@ rule mmdt_cohorts:
         f"{MM_COHORT_DIR}/benchmarks/curves.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=120,
     params:
         cfg=MM_COHORT_PARAMS,
         source_cohorts=MM_SOURCE_COHORTS,
@@ -83,10 +75,6 @@ rule mmdt_figure:
         task="digits|cohorts_[A-Za-z0-9_.-]+",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(2000),
-        runtime=10,
     params:
         title=lambda wc: (
             "LS-MMDT, digits: 64-pixel source, 4x4 low-contrast target"

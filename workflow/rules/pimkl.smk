@@ -1,5 +1,5 @@
 # PIMKL: pathway-induced multiple kernel learning (Manica et al. 2019, npj
-# Syst. Biol. Appl.; issue #8): network + gene sets + labelled cohorts ->
+# Syst. Biol. Appl.): network + gene sets + labelled cohorts ->
 # Algorithm S1 per (gene-set collection, cohort) -> significance, signature
 # correlation; Algorithm S2 on the large cohort (mRNA, CNA, both; trained vs
 # transferred signature) -> Figures 3a, 3b, 4, 5, 6, S1, S2, S4 and the
@@ -30,10 +30,6 @@ rule pimkl_generate:
         f"{PK_DIR}/benchmarks/generate.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=30,
     params:
         generator=canonical(PK_SRC.get("generator", {})),
         seed=SEED,
@@ -56,10 +52,6 @@ rule pimkl_download:
         field="[A-Za-z0-9_.]+",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=120,
     params:
         spec=lambda wc: canonical(PK_DOWNLOADS[wc.field]),
     script:
@@ -84,10 +76,6 @@ rule pimkl_cohorts:
         f"{PK_DIR}/benchmarks/cohorts.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=30,
     params:
         specs=canonical(PK_COHORT_SPECS),
         collapse=PK["collapse"],
@@ -108,10 +96,6 @@ rule pimkl_network:
         f"{PK_DIR}/benchmarks/network.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=20,
     params:
         network=canonical({k: v for k, v in PK_NETWORK.items() if k != "path"}),
     script:
@@ -129,14 +113,8 @@ rule pimkl_gene_sets:
         f"{PK_DIR}/logs/gene_sets_{{collection}}.log",
     benchmark:
         f"{PK_DIR}/benchmarks/gene_sets_{{collection}}.tsv"
-    wildcard_constraints:
-        collection="[A-Za-z0-9_]+",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=10,
     params:
         random=lambda wc: wc.collection.startswith("random_"),
         size_range=PK["controls"]["random_size"],
@@ -161,15 +139,8 @@ rule pimkl_s1:
         f"{PK_DIR}/logs/s1_{{collection}}_{{cohort}}.log",
     benchmark:
         f"{PK_DIR}/benchmarks/s1_{{collection}}_{{cohort}}.tsv"
-    wildcard_constraints:
-        collection="[A-Za-z0-9_]+",
-        cohort="[A-Za-z0-9_]+",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=120,
     params:
         cfg=PK_S1_PARAMS,
         spec=lambda wc: canonical(PK_COHORT_SPECS[wc.cohort]),
@@ -198,10 +169,8 @@ rule pimkl_s2:
         f"{PK_DIR}/benchmarks/s2.tsv"
     conda:
         ENV_CORE
-    threads: 1
     resources:
         mem_mb=mem_per_attempt(8000),
-        runtime=120,
     params:
         cfg=PK_S2_PARAMS,
         spec=canonical(PK_COHORT_SPECS[PK_LARGE]) if PK_LARGE else {},
@@ -224,14 +193,8 @@ rule pimkl_sensitivity_run:
         f"{PK_DIR}/logs/sensitivity_{{cohort}}.log",
     benchmark:
         f"{PK_DIR}/benchmarks/sensitivity_{{cohort}}.tsv"
-    wildcard_constraints:
-        cohort="[A-Za-z0-9_]+",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(4000),
-        runtime=120,
     params:
         cfg=PK_SENS_PARAMS,
         spec=lambda wc: canonical(PK_COHORT_SPECS[wc.cohort]),
@@ -266,10 +229,6 @@ rule pimkl_figure:
         fig="fig3a|fig3b|fig4|fig5|fig6|figS1|figS2|figS4|sensitivity",
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(2000),
-        runtime=10,
     params:
         significance=canonical(PK["significance"]),
         collections=PK_COLLECTIONS,

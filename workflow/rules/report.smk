@@ -1,4 +1,4 @@
-# Paper versus reproduction (issue #10): config/paper_values.yaml (the
+# Paper versus reproduction: config/paper_values.yaml (the
 # numbers the papers report) resolved against this run's result tables ->
 # results/reproduction.tsv and its HTML view on the report's front category;
 # the run's configuration and software versions; the `reproduce` target
@@ -6,6 +6,7 @@
 # Included after every study's rules (it reads their *_TARGETS lists).
 
 from biokernels.departures import load_protocols as _load_protocols  # noqa: E402
+from biokernels.departures import protocol_problems as _protocol_problems  # noqa: E402
 from biokernels.report import Context as _ReportContext  # noqa: E402
 from biokernels.report import load_paper_values as _load_paper_values  # noqa: E402
 from biokernels.report import required_tables as _required_tables  # noqa: E402
@@ -90,10 +91,21 @@ REPORT_PLACEHOLDERS = {
         ),
     },
 }
+_REPORT_PROTOCOLS = _load_protocols(REPORT_PROTOCOLS, REPORT_PROTOCOLS_SCHEMA)
+_REPORT_PROTOCOL_PROBLEMS = _protocol_problems(
+    _REPORT_PROTOCOLS,
+    config,
+    [
+        e["id"]
+        for e in _load_paper_values(REPORT_PAPER_VALUES, REPORT_SCHEMA)["entries"]
+    ],
+)
+if _REPORT_PROTOCOL_PROBLEMS:
+    raise WorkflowError(f"{REPORT_PROTOCOLS}:\n" + "\n".join(_REPORT_PROTOCOL_PROBLEMS))
 REPORT_CONTEXT = {
     "studies": sorted(REPORT_STUDIES),
     "placeholders": canonical(REPORT_PLACEHOLDERS),
-    "protocols": canonical(_load_protocols(REPORT_PROTOCOLS, REPORT_PROTOCOLS_SCHEMA)),
+    "protocols": canonical(_REPORT_PROTOCOLS),
     "config": canonical({study: config.get(study) or {} for study in REPORT_STUDIES}),
 }
 REPORT_TABLES = [
@@ -133,10 +145,6 @@ rule reproduction_table:
         "results/report/benchmarks/reproduction_table.tsv"
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=10,
     params:
         context=REPORT_CONTEXT,
     script:
@@ -161,10 +169,6 @@ rule report_run_info:
         "results/report/benchmarks/run_info.tsv"
     conda:
         ENV_TORCH  # it reports torch's CUDA availability
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(500),
-        runtime=5,
     params:
         config=canonical(config),
         packages=[

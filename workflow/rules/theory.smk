@@ -16,6 +16,10 @@ THEORY_TARGETS = [
 ]
 
 
+wildcard_constraints:
+    tid="|".join(THEORY_IDS),
+
+
 rule theory_table:
     output:
         report(
@@ -28,14 +32,8 @@ rule theory_table:
         "results/theory/logs/table_{tid}.log",
     benchmark:
         "results/theory/benchmarks/table_{tid}.tsv"
-    wildcard_constraints:
-        tid="|".join(THEORY_IDS),
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(2000),
-        runtime=10,
     params:
         kwargs=lambda wc: config["theory"][wc.tid],
         seed=SEED,
@@ -58,14 +56,8 @@ rule theory_plot:
         "results/theory/logs/plot_{tid}.log",
     benchmark:
         "results/theory/benchmarks/plot_{tid}.tsv"
-    wildcard_constraints:
-        tid="|".join(THEORY_IDS),
     conda:
         ENV_CORE
-    threads: 1
-    resources:
-        mem_mb=mem_per_attempt(1000),
-        runtime=10,
     script:
         "../scripts/theory_plot.py"
 

@@ -2,6 +2,7 @@
 results/coverage.tsv (every figure and table of the papers with its status)
 and its HTML view (report item)."""
 
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -20,7 +21,10 @@ problems = reference_errors(items, entry_ids=[e["id"] for e in paper_values["ent
 if problems:
     raise CoverageError(f"{smk.input.coverage} names what paper_values.yaml lacks:\n" + "\n".join(problems))
 reproduction = pd.read_csv(smk.input.reproduction, sep="\t")
-table = coverage_table(items, reproduction)
+# a target counts as built when every file it stands for exists now, after the run
+built = {t: files is not None and all(os.path.exists(f) for f in files)
+         for t, files in smk.params.target_files.items()}
+table = coverage_table(items, reproduction, built)
 table.to_csv(smk.output.tsv, sep="\t", index=False)
 titles = {k: p["title"] for k, p in paper_values["papers"].items()}
 Path(smk.output.html).write_text(coverage_html(table, titles))

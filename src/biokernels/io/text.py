@@ -42,12 +42,33 @@ def read_table(path: str | Path, header: bool = True) -> pd.DataFrame:
         raise InputError(f"{path}: expected a tab-separated file, found {'a folder' if Path(path).is_dir() else 'nothing'}")
     try:
         with open_binary(path) as fh:    # gzip, bzip2, xz or a one-file zip by content; damage: InputError
-            return pd.read_csv(fh, sep="\t", dtype=str, keep_default_na=False, header=0 if header else None,
-                               encoding="utf-8", compression=None)
+            data = fh.read()
+        table = pd.read_csv(io.BytesIO(data), sep="\t", dtype=str, keep_default_na=False,
+                            header=0 if header else None, encoding="utf-8", compression=None)
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: the file is empty (expected a tab-separated table)") from None
     except pd.errors.ParserError as err:
         raise InputError(f"{path}: cannot parse as a tab-separated table: {err}".strip()) from None
+    _check_field_counts(path, data, table.shape[1])
+    return table
+
+
+def _check_field_counts(path, data: bytes, n_columns: int) -> None:
+    """InputError naming the first line with fewer fields than the table has
+    columns (pandas pads such a line with empty fields): a file cut short, or
+    a ragged table. Blank lines are skipped, as pandas skips them."""
+    lines = data.split(b"\n")
+    ends_cleanly = not lines[-1].strip()
+    short = [i for i, line in enumerate(lines) if line.strip() and line.count(b"\t") < n_columns - 1]
+    if not short:
+        return
+    i = short[0]
+    fields = lines[i].count(b"\t") + 1
+    if i == len(lines) - 1 and not ends_cleanly:
+        raise InputError(f"{path}: the last line ({i + 1}) has {fields} of {n_columns} fields and no line end: "
+                         "the file looks truncated; fetch or copy it again")
+    raise InputError(f"{path}: line {i + 1} has {fields} of {n_columns} fields ({len(short)} such line(s)); "
+                     "expected every line to have all the columns")
 
 
 #: File-name endings that promise an uncompressed text file.
