@@ -8,17 +8,18 @@ and of kernels P, on identical kernels, every contender of an (n, P)
 interleaved in one process, warmed up, median of ``--repeats``
 (``benchmarks/_harness.py``), BLAS and torch threads pinned to ``--threads``:
 
-* ``CKA``, ``EasyMKL`` (λ = 0.1), ``FHeuristic``, ``PWMK`` (3-fold SVC,
-  C = 1000) from ``biokernels.solvers.mkl``, each as the workflow runs it
-  (``biokernels.studies.mkl_transfer.protocol``: ``psd_tol=None``) inside
-  ``MKLClassifier``: the weights, then the learner on the combined kernel
-  (KOMD for EasyMKL, SVC(C = 1000) for the others), which is what MKLpy's
-  ``fit`` does;
+* every method of ``biokernels.solvers.mkl.MKL_METHODS`` (``CKA``,
+  ``EasyMKL`` (λ = 0.1), ``FHeuristic``, ``PWMK`` (3-fold SVC, C = 1000)),
+  each as the workflow runs it (``biokernels.studies.mkl_transfer.protocol``:
+  ``psd_tol=None``) inside ``MKLClassifier``: the weights, then the method's
+  ``default_learner`` on the combined kernel (KOMD for EasyMKL, SVC(C = 1000)
+  for the others), which is what MKLpy's ``fit`` does;
 * MKLpy 0.6's ``EasyMKL`` (learner ``KOMD(lam=0.1)``; ours gets the KOMD
   lambda equal to it, see ``mklpy_equivalent_komd_lam``), ``CKA``,
   ``FHeuristic``, ``PWMK`` (learner ``SVC(C=1000)``) when importable, on the
   same kernels (float64 torch tensors, converted once outside the timings;
-  a method that raises is probed once and recorded as failed). Headline:
+  a method that raises is probed once and recorded as failed; a method
+  without an MKLpy counterpart is timed alone). Headline:
   MKLpy / ours per method, with the max |weight difference| (tolerance 1e-5:
   MKLpy returns EasyMKL's and FHeuristic's weights in float32) and the
   largest relative difference of the training decision values (1e-3: the
@@ -71,9 +72,11 @@ from _harness import (  # noqa: E402
 
 from biokernels.studies.mkl_transfer.protocol import translate  # noqa: E402
 from biokernels.solvers.kernel_lists import check_kernel_list  # noqa: E402
-from biokernels.solvers.mkl import CKA, PWMK, EasyMKL, FHeuristic, MKLClassifier  # noqa: E402
+from biokernels.solvers.mkl import MKL_METHODS, MKLClassifier, make_mkl  # noqa: E402
 
-METHODS = ("CKA", "EasyMKL", "FHeuristic", "PWMK")
+METHODS = tuple(MKL_METHODS)
+#: Each method's settings here (MKLpy's defaults), as ``mkl_transfer.learners`` entries.
+SETTINGS = {"easymkl_lam": 0.1, "pwmk_delta": 0.0, "pwmk_cv": 3}
 WEIGHT_TOL = 1e-5
 DECISION_TOL = 1e-3  # libsvm / cvxopt stop at ~1e-3 / ~1e-6 (objective): ~1e-3 on the decision values
 
@@ -108,27 +111,24 @@ def mklpy_equivalent_komd_lam(mu: float, y) -> float:
 
 def ours(name, y):
     """The workflow's classifier (``biokernels.studies.mkl_transfer.protocol``): the MKL method's
-    weights (no PSD check, ``psd_tol=None``), then its learner on the combined
+    weights (no PSD check, ``psd_tol=None``), then its ``default_learner`` on the combined
     kernel, as MKLpy's ``fit`` does: KOMD for EasyMKL (lambda equal to
     MKLpy's default KOMD(0.1)), SVC(C=1000) for the others."""
-    mkl = {"CKA": lambda: CKA(psd_tol=None), "EasyMKL": lambda: EasyMKL(lam=0.1, psd_tol=None),
-           "FHeuristic": lambda: FHeuristic(psd_tol=None),
-           "PWMK": lambda: PWMK(delta=0.0, cv=3, psd_tol=None)}[name]()
-    if name == "EasyMKL":
+    mkl = make_mkl(name, SETTINGS, psd_tol=None)
+    if mkl.default_learner == "komd":
         return MKLClassifier(mkl=mkl, learner="komd", komd_lam=mklpy_equivalent_komd_lam(0.1, y))
-    return MKLClassifier(mkl=mkl, learner="svc", C=1000.0)
+    return MKLClassifier(mkl=mkl, learner=mkl.default_learner, C=1000.0)
 
 
 def mklpy_model(name):
+    """MKLpy 0.6's counterpart of method ``name``, or None (a method MKLpy lacks: ours alone)."""
     import MKLpy.algorithms as A
     from sklearn.svm import SVC
-    if name == "EasyMKL":
-        return A.EasyMKL(lam=0.1, learner=A.KOMD(lam=0.1))
-    if name == "CKA":
-        return A.CKA(learner=SVC(C=1000))
-    if name == "FHeuristic":
-        return A.FHeuristic(learner=SVC(C=1000))
-    return A.PWMK(delta=0.0, cv=3, learner=SVC(C=1000))
+    models = {"EasyMKL": lambda: A.EasyMKL(lam=0.1, learner=A.KOMD(lam=0.1)),
+              "CKA": lambda: A.CKA(learner=SVC(C=1000)),
+              "FHeuristic": lambda: A.FHeuristic(learner=SVC(C=1000)),
+              "PWMK": lambda: A.PWMK(delta=0.0, cv=3, learner=SVC(C=1000))}
+    return models[name]() if name in models else None
 
 
 def bench_case(n: int, P: int, args, have_mklpy: bool) -> tuple[dict, list[dict]]:
@@ -166,6 +166,8 @@ def bench_case(n: int, P: int, args, have_mklpy: bool) -> tuple[dict, list[dict]
                     return mklpy_model(name).fit(KL, Y)
             return call
         for name in METHODS:
+            if mklpy_model(name) is None:
+                continue
             try:        # MKLpy can fail (e.g. CKA inverts a singular kernel Gram): probe once, untimed
                 mk(name)()
             except Exception as exc:  # noqa: BLE001
@@ -180,15 +182,15 @@ def bench_case(n: int, P: int, args, have_mklpy: bool) -> tuple[dict, list[dict]
         model = cmp.outputs[name]
         w = np.asarray(model.weights_, dtype=float)
         r = {"ours_median_s": cmp.median(name), "weights": w.tolist()}
-        if name == "EasyMKL":
-            info = model.mkl_.solver_info_
+        info = getattr(model.mkl_, "solver_info_", None)     # EasyMKL's KOMD solver
+        if info is not None:
             r["komd_info"] = {k: info[k] for k in ("iterations", "polished", "seconds") if k in info}
         if name in mklpy_errors:
             r["mklpy_error"] = mklpy_errors[name]
             head.append({"name": f"MKLpy_over_ours_{name}_n{n}_P{P}", "ratio": None, "n": n, "P": P,
                          "numerator": f"MKLpy_{name}", "denominator": name, "mklpy_error": mklpy_errors[name],
                          "note": "MKLpy raised on these kernels: no ratio"})
-        elif have_mklpy:
+        elif have_mklpy and f"MKLpy_{name}" in cmp.outputs:
             ref = cmp.outputs[f"MKLpy_{name}"]
             wm = np.asarray(ref.solution.weights, dtype=float)
             diff = float(np.abs(wm - w).max())

@@ -1,4 +1,5 @@
-"""CKA / FHeuristic / PWMK / MKLClassifier (biokernels.solvers.mkl) against their definitions and MKLpy."""
+"""CKA / FHeuristic / PWMK / EasyMKL / MKLClassifier (biokernels.solvers.mkl) against their definitions and
+MKLpy; the contract all methods share: test_mkl_contract.py."""
 
 from __future__ import annotations
 
@@ -192,6 +193,19 @@ def test_shared_validation(cls):
         m.combine([Kt[1], Kt[2][:, :3]])
     with pytest.raises(InputError, match="expected 2 test kernels"):
         m.combine([Kt[1]])
+
+
+def test_easymkl_adapter_is_easymkl():
+    """solvers.mkl.EasyMKL is solvers.easymkl.EasyMKL declared an MKLMethod: the same fit, bit for bit."""
+    from biokernels.solvers import easymkl
+    from biokernels.solvers.mkl import MKLMethod
+    assert issubclass(EasyMKL, easymkl.EasyMKL) and issubclass(EasyMKL, MKLMethod)
+    assert EasyMKL.default_learner == "komd" and EasyMKL().get_params() == easymkl.EasyMKL().get_params()
+    X, y, Ks, Kt = _data(n=40, seed=9)
+    ours, ref = EasyMKL(lam=0.3).fit(Ks, y), easymkl.EasyMKL(lam=0.3).fit(Ks, y)
+    np.testing.assert_array_equal(ours.weights_, ref.weights_)
+    np.testing.assert_array_equal(ours.decision_function(Kt), ref.decision_function(Kt))
+    assert all(type(m) is EasyMKL for m in EasyMKL().fit_path(Ks, y, [0.1, 0.5]))
 
 
 # ------------------------------------------------------------------ MKLpy

@@ -194,9 +194,9 @@ def test_mkl_methods_fit_with_their_settings(method):
     own = {k.split("_", 1)[1]: v for k, v in settings.items() if k.startswith(method.lower() + "_")}
     assert {k: getattr(model, k) for k in own} == own and model.psd_tol is None
     w = model.fit(Ks, y).weights_
-    # every method's weights are non-negative, one per kernel (CKA: unit L2 norm, others sum 1)
+    # every method's weights are non-negative, one per kernel, of unit weight_norm (CKA: L2, others sum 1)
     assert w.shape == (3,) and (w >= 0).all()
-    assert np.isclose(np.linalg.norm(w) if method == "CKA" else w.sum(), 1.0)
+    assert np.isclose(np.linalg.norm(w) if model.weight_norm == "l2" else w.sum(), 1.0)
 
 
 def test_classifier_svm_with_solver_libsvm_is_the_papers_svc():

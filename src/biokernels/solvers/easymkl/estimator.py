@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
 
 from biokernels.errors import InputError
 from biokernels.solvers.easymkl.dual import _check_backend, _check_lam, komd_dual
@@ -223,10 +224,13 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
 
         Raises
         ------
+        NotFittedError
+            Before ``fit``.
         InputError
             Wrong number of kernels or shapes (index named), or a square
             symmetric kernel that is not the training kernel of its index.
         """
+        check_is_fitted(self, "weights_")
         Ks = check_test_kernel_list(Ks, self.n_kernels_, self.n_train_, self.train_sketches_)
         return combine_kernels(Ks, self.weights_)
 
@@ -243,11 +247,14 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
 
         Raises
         ------
+        NotFittedError
+            Before ``fit``.
         InputError
             Wrong number of kernels, a column count other than ``n_train``,
             NaN, or kernel ``r`` square and symmetric but not training kernel
             ``r`` (a test x test kernel; index and shapes named).
         """
+        check_is_fitted(self, "weights_")
         Ks_test = check_test_kernel_list(Ks_test, self.n_kernels_, self.n_train_, self.train_sketches_)
         return self.komd_.decision_function(combine_kernels(Ks_test, self.weights_))
 

@@ -1,9 +1,10 @@
 """The transfer-versus-MKL comparison (SI Fig. S7) on one source task and
-several targets (:func:`run_transfer`): per MKL method (CKA, EasyMKL,
-FHeuristic, PWMK) the ``baseline`` (MKL on the target), ``transfer`` (the
-source-learned weights on the target's base kernels) and ``translation``
-(Definition 2 on the source model of the learned kernel) models, and the
-source model alone; MKLpy's default classifiers. Then the summary over seeds
+several targets (:func:`run_transfer`): per MKL method (``METHODS``: the
+names of :data:`~biokernels.solvers.mkl.MKL_METHODS`) the ``baseline`` (MKL
+on the target), ``transfer`` (the source-learned weights on the target's
+base kernels) and ``translation`` (Definition 2 on the source model of the
+learned kernel) models, and the source model alone; each method's classifier
+is its ``default_learner`` (MKLpy's). Then the summary over seeds
 (:func:`summarize`) and its figure (:func:`plot_accuracies`)."""
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import pandas as pd
 
 from biokernels.errors import InputError
 from biokernels.solvers.kernel_lists import check_binary_labels, combine_kernels
-from biokernels.solvers.mkl import MKLClassifier, make_mkl
+from biokernels.solvers.mkl import MKL_METHODS, MKLClassifier, make_mkl
 from biokernels.studies.mkl_transfer.protocol.models import (KERNEL_NAMES, RIDGE_REL_GRID, _as_matrix, _fit,
                                                              base_kernels, resolve_kernel_spec, translate)
 
-METHODS = ("CKA", "EasyMKL", "FHeuristic", "PWMK")
+#: The MKL methods compared, in table and figure order: the registry's names.
+METHODS = tuple(MKL_METHODS)
 MODELS = ("baseline", "transfer", "translation", "source")
 
 
@@ -33,10 +35,11 @@ def _make_mkl(method: str, learners: Mapping) -> object:
 
 
 def _classifier(method: str, learners: Mapping, weights=None) -> MKLClassifier:
-    """MKLpy's default learners: KOMD for EasyMKL, SVC(C=1000) for the others."""
-    learner = "komd" if method == "EasyMKL" else "svc"
-    return MKLClassifier(mkl=None if weights is not None else _make_mkl(method, learners), weights=weights,
-                         learner=learner, C=float(learners.get("svc_C", 1000.0)),
+    """The method's ``default_learner`` (MKLpy's: KOMD for EasyMKL, SVC(C=1000)
+    for the others) on its learned weights, or on ``weights`` when given."""
+    mkl = _make_mkl(method, learners)
+    return MKLClassifier(mkl=None if weights is not None else mkl, weights=weights,
+                         learner=mkl.default_learner, C=float(learners.get("svc_C", 1000.0)),
                          komd_lam=float(learners.get("komd_lam", 0.1)))
 
 
