@@ -105,15 +105,15 @@ def s1_settings(config_path: Path) -> dict:
     cv = pk["cv"]
     return {"seed": int(cfg["seed"]), "generator": dict(src.get("generator", {})),
             "s1": {"repeats": cv["repeats"], "folds": cv["folds"], "inner_folds": cv["inner_folds"],
-                   "lambdas": list(cv["lambdas"]), "criterion": cv["criterion"], "classifier": pk["classifier"],
-                   "svm_C": pk["svm_C"], "kernel_aggregation": pk["kernel_aggregation"], "baselines": True,
-                   "baseline_C_grid": list(pk["baseline_C_grid"]), "seed": int(cfg["seed"]),
+                   "easymkl_lams": list(cv["easymkl_lams"]), "criterion": cv["criterion"],
+                   "classifier": pk["classifier"], "svm_C": pk["svm_C"], "kernel_aggregation": pk["kernel_aggregation"],
+                   "baselines": True, "baseline_C_grid": list(pk["baseline_C_grid"]), "seed": int(cfg["seed"]),
                    "min_genes": pk["min_genes"]}}
 
 
 def s1_tables_diff(ref, fast) -> dict:
     """Exact comparison of two :class:`S1Result`: the largest |difference| of
-    the AUCs and weights, NaN-aware equality of ``lam``/``C``, frame equality."""
+    the AUCs and weights, NaN-aware equality of ``easymkl_lam``/``C``, frame equality."""
     out = {}
     for name in ("aucs", "weights", "pathways"):
         a, b = getattr(ref, name), getattr(fast, name)
@@ -128,7 +128,7 @@ def s1_tables_diff(ref, fast) -> dict:
                                if same_rows else float("inf"))
     out["auc_max_abs_diff_by_method"] = ((a["auc"] - b["auc"]).abs().groupby(a["method"]).max().to_dict()
                                          if same_rows else None)
-    out["lam_C_equal"] = bool(same_rows and a["lam"].equals(b["lam"]) and a["C"].equals(b["C"]))
+    out["lam_C_equal"] = bool(same_rows and a["easymkl_lam"].equals(b["easymkl_lam"]) and a["C"].equals(b["C"]))
     wa, wb = ref.weights["weight"].to_numpy(), fast.weights["weight"].to_numpy()
     out["weight_max_abs_diff"] = float(np.abs(wa - wb).max()) if wa.shape == wb.shape else float("inf")
     out["max_abs_diff"] = max(out["auc_max_abs_diff"], out["weight_max_abs_diff"],
@@ -144,13 +144,13 @@ def s1_cohort(args) -> tuple[dict, dict]:
         kw["repeats"] = 1
     with tempfile.TemporaryDirectory() as tmp:
         generate_default(tmp, seed=st["seed"], **st["generator"])
-        edges, _ = load_network({"format": "edges", "path": str(Path(tmp) / "network.tsv")})
+        edges, _ = load_network({"format": "edgelist", "path": str(Path(tmp) / "network.tsv")})
         sets = read_gmt(Path(tmp) / "gene_sets.gmt")
         folder = Path(tmp) / "cohorts" / args.s1_cohort
         X, y, _ = load_cohort({"format": "tsv", "expression_path": str(folder / "expression.tsv"),
                                "labels_path": str(folder / "labels.tsv")}, name=args.s1_cohort)
     log(f"[s1_cohort] {args.s1_cohort}: {X.shape[0]} samples ({int(y.sum())} positive), {X.shape[1]} genes; "
-        f"{kw['repeats']} x {kw['folds']} folds, {kw['inner_folds']} inner, {len(kw['lambdas'])} lambdas")
+        f"{kw['repeats']} x {kw['folds']} folds, {kw['inner_folds']} inner, {len(kw['easymkl_lams'])} lambdas")
     t0 = time.perf_counter()                      # numba's compile or cache load: once per process
     run_s1(X.iloc[:60], y.iloc[:60], edges, sets, **{**kw, "repeats": 1, "folds": 2, "inner_folds": 2,
                                                      "cohort": "compile"})

@@ -45,6 +45,23 @@ def find_missing_paths(config: Mapping, base: str | Path = ".", prefix: str = ""
     return problems
 
 
+#: Config keys that took a new name (old dotted key -> new): the schema
+#: refuses the old one, and :func:`schema_errors` names the new one.
+RENAMED_KEYS = {
+    "pimkl.cv.lambdas": "pimkl.cv.easymkl_lams",
+    "pimkl.s2.lam": "pimkl.s2.easymkl_lam",
+}
+
+
+def _has_key(config: Mapping, dotted: str) -> bool:
+    node = config
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
 def schema_errors(config: Mapping, schema_path: str | Path) -> list[str]:
     """Check ``config`` against a JSON schema (YAML file) and return one short
     line per violation, naming the dotted key, e.g.
@@ -52,16 +69,19 @@ def schema_errors(config: Mapping, schema_path: str | Path) -> list[str]:
     was unexpected)"``; empty when valid.
 
     NaN and infinite numbers, which a schema's bounds let through, are
-    reported too. Snakemake's own ``validate`` (run afterwards, it also fills defaults)
-    prints the whole schema and config with the first error; this gives the
-    reader every error, one line each. Source: jsonschema (library).
+    reported too, and a key of :data:`RENAMED_KEYS` under its old name gets
+    a line naming the new one first. Snakemake's own ``validate`` (run
+    afterwards, it also fills defaults) prints the whole schema and config
+    with the first error; this gives the reader every error, one line each.
+    Source: jsonschema (library).
     """
     import jsonschema
     import yaml
 
     schema = yaml.safe_load(Path(schema_path).read_text())
     validator = jsonschema.validators.validator_for(schema)(schema)
-    lines = []
+    lines = [f"config key '{old}' is now called '{new}': rename it"
+             for old, new in RENAMED_KEYS.items() if _has_key(config, old)]
     for err in sorted(validator.iter_errors(dict(config)), key=lambda e: list(map(str, e.absolute_path))):
         leaves = [err]
         if err.context:  # if/then and oneOf: report the innermost reasons

@@ -134,6 +134,26 @@ def mean_r2(y_pred, y_true) -> float:
     return float(per_sample_r2(y_pred, y_true).mean())
 
 
+def r2_score(y_true, y_pred) -> float:
+    """Coefficient of determination of one output, ``1 - SS_res / SS_tot``:
+    scikit-learn's ``r2_score`` and its argument order (true values first).
+    The project's one R² of a single target vector (kernel ridge sweeps,
+    the DepMap gene-effect models); the screen's per-sample R² over genes is
+    :func:`per_sample_r2` / :func:`mean_r2`.
+
+    Parameters
+    ----------
+    y_true, y_pred : array, shape (n,)
+
+    Returns
+    -------
+    float, at most 1.
+    """
+    from sklearn.metrics import r2_score as _r2
+
+    return float(_r2(y_true, y_pred))
+
+
 def per_sample_cosine(y_pred, y_true, center=None) -> np.ndarray:
     """Cosine similarity of each predicted and true sample (metric 3).
 

@@ -6,7 +6,8 @@ the things it names:
 * :data:`biokernels.solvers.mkl.MKL_METHODS` (``mkl_transfer.methods``);
 * :data:`biokernels.io.cohorts.COHORT_READERS` (``format`` of a PIMKL cohort);
 * :data:`biokernels.io.networks.NETWORK_READERS` (``format`` of a PIMKL
-  network; the diffusion study's ``edgelist`` and ``gem`` sources);
+  network and, by the same names, ``type`` of a diffusion source: ``edgelist``,
+  ``gem``, ``biogrid``);
 * :data:`biokernels.io.labels.LABEL_READERS` (``label_format`` of a diffusion
   source);
 * :data:`biokernels.studies.diffusion.protocol.CLASSIFIERS`

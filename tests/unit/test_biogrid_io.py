@@ -1,4 +1,4 @@
-"""BioGRID TAB3 interactions: biokernels.io.biogrid and the ``biogrid_tab3``
+"""BioGRID TAB3 interactions: biokernels.io.biogrid and the ``biogrid``
 network format.
 
 The fixture is written here in BioGRID's TAB3 layout (the 37 columns of the
@@ -112,9 +112,9 @@ def test_gzip_zip_and_the_registry(tab3, tmp_path):
     with zipfile.ZipFile(archive, "w") as zf:
         zf.write(tab3, tab3.name)
         zf.writestr("BIOGRID-ORGANISM-Homo_sapiens-4.4.235.tab3.txt", tab3_text([row(1, "TP53", "TFC3")]))
-    got, _ = NETWORK_READERS["biogrid_tab3"](gz, biogrid_taxid=559292)
+    got, _ = NETWORK_READERS["biogrid"](gz, biogrid_taxid=559292)
     assert got.equals(want)
-    got, _ = NETWORK_READERS["biogrid_tab3"](archive, biogrid_taxid=559292, biogrid_zip_member=tab3.name)
+    got, _ = NETWORK_READERS["biogrid"](archive, biogrid_taxid=559292, biogrid_zip_member=tab3.name)
     assert got.equals(want)
     with pytest.raises(InputError, match=r"a zip archive of 2 files; name the one to read"):
         read_biogrid_tab3(archive)

@@ -306,10 +306,35 @@ def test_a_network_setting_left_by_a_swapped_network_is_named(tmp_path):
         + "the key"]
     del network["score_threshold"]
     assert check_config(cfg) == []
-    network.update(format="edges", interaction_types=["in-complex-with"], biogrid_taxid=9606)
+    network.update(format="edgelist", interaction_types=["in-complex-with"], biogrid_taxid=9606)
     assert check_config(cfg) == [
-        f"{key}.{setting} applies to network format {owner} only; this source's network format is edges: remove the key"
-        for setting, owner in (("interaction_types", "sif"), ("biogrid_taxid", "biogrid_tab3"))]
+        f"{key}.{setting} applies to network format {owner} only; this source's network format is edgelist: "
+        "remove the key"
+        for setting, owner in (("interaction_types", "sif"), ("biogrid_taxid", "biogrid"))]
+
+
+@pytest.mark.parametrize("old, new", [("edges", "edgelist"), ("biogrid_tab3", "biogrid")])
+def test_a_former_network_format_name_is_refused_naming_the_allowed_ones(old, new):
+    """Issue #28: one name per network format (the registry's, a PIMKL
+    network's ``format``, a diffusion source's ``type``). The former
+    registry names are not kept as aliases: the schema refuses them, and
+    the message lists the allowed names, the new one among them."""
+    schema = REPO / "workflow/schemas/config.schema.yaml"
+    cfg = _layered(REPO / "config/pimkl_string_hallmark_gse2034.yaml")
+    name = cfg["pimkl"]["dataset"]
+    cfg["pimkl"]["sources"][name]["network"] = {"format": old, "network_path": "net.tsv"}
+    key = f"config key 'pimkl.sources.{name}.network.format'"
+    mine = [e for e in schema_errors(cfg, schema) if e.startswith(key)]
+    assert mine == [f"{key}: {old!r} is not one of ['string', 'sif', 'edgelist', 'gem', 'biogrid']"], mine
+    cfg["pimkl"]["sources"][name]["network"]["format"] = new
+    assert not [e for e in schema_errors(cfg, schema) if e.startswith(key)]
+    # a diffusion source's type takes the same names, and refuses the former ones as well
+    diffusion = _layered(REPO / "config/diffusion_vonmering_mips.yaml")
+    ds = next(d for d, s in diffusion["diffusion"]["sources"].items() if s["type"] == "edgelist")
+    diffusion["diffusion"]["sources"][ds]["type"] = old
+    key = f"config key 'diffusion.sources.{ds}.type'"
+    assert f"{key}: {old!r} is not one of ['synthetic', 'edgelist', 'gem', 'biogrid']" in schema_errors(
+        diffusion, schema)
 
 
 @pytest.mark.parametrize("edit, message", [
@@ -358,3 +383,18 @@ def test_the_papers_own_diffusion_data_is_pinned():
     assert not any("sha256" in p for p in check_config(cfg))
     del cfg["diffusion"]["sources"]["vonmering_mips"]["sha256"]["network"]
     assert any(p.startswith("diffusion.sources.vonmering_mips.sha256.network is missing") for p in check_config(cfg))
+
+
+@pytest.mark.parametrize("section, old, new", [("cv", "lambdas", "easymkl_lams"), ("s2", "lam", "easymkl_lam")])
+def test_a_renamed_pimkl_key_is_refused_naming_the_new_one(section, old, new):
+    """EasyMKL's lambda is ``easymkl_lam(s)`` outside solvers/easymkl (one
+    word, one meaning: ``lam`` is an absolute ridge): the old key is refused
+    at parse time, the first line naming the new one."""
+    schema = REPO / "workflow/schemas/config.schema.yaml"
+    cfg = _layered(REPO / "config/pimkl_string_hallmark_gse2034.yaml")
+    assert schema_errors(cfg, schema) == []
+    part = cfg["pimkl"][section]
+    part[old] = part.pop(new)
+    errors = schema_errors(cfg, schema)
+    assert errors[0] == f"config key 'pimkl.{section}.{old}' is now called 'pimkl.{section}.{new}': rename it"
+    assert f"config key 'pimkl.{section}': Additional properties are not allowed ('{old}' was unexpected)" in errors

@@ -119,6 +119,26 @@ def test_cka_duplicate_kernels():
     np.testing.assert_allclose(c_dup / np.linalg.norm(c_dup), c_single / np.linalg.norm(c_single), atol=1e-6)
 
 
+def test_cka_ridge_is_relative_and_named_ridge_rel():
+    """CKA's ridge is relative (a multiple of the alignment matrix's mean
+    diagonal), so its argument is ``ridge_rel`` (``ridge``/``lam`` are absolute
+    λs); the default is the one the weights above were checked with, and the
+    former learners setting ``cka_ridge`` is refused naming ``cka_ridge_rel``."""
+    from biokernels.solvers.mkl import cka_weights, make_mkl
+
+    X, y, Ks, _ = _data(n=50, seed=2)
+    np.testing.assert_array_equal(CKA(ridge_rel=1e-12).fit(Ks, y).weights_, CKA().fit(Ks, y).weights_)
+    assert CKA(ridge_rel=1e-9).get_params()["ridge_rel"] == 1e-9
+    M, a = centered_alignment_terms(Ks, y)
+    np.testing.assert_array_equal(cka_weights(M, a, ridge_rel=1e-12), cka_weights(M, a))
+    # scale invariance of a relative ridge: M, a -> c M, c a leaves the weights unchanged
+    np.testing.assert_allclose(cka_weights(1e6 * M, 1e6 * a, ridge_rel=1e-3), cka_weights(M, a, ridge_rel=1e-3),
+                               rtol=1e-9)
+    assert make_mkl("CKA", {"cka_ridge_rel": 1e-10}).ridge_rel == 1e-10
+    with pytest.raises(InputError, match="cka_ridge_rel"):
+        make_mkl("CKA", {"cka_ridge": 1e-10})
+
+
 def test_fheuristic_definition():
     X, y, Ks, _ = _data(n=40, seed=3)
     m = FHeuristic().fit(Ks, y)

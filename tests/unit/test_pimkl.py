@@ -35,7 +35,7 @@ def data(tmp_path_factory):
 def s1(data):
     X, y = data["cohorts"]["a"]
     return pimkl.run_s1(X, y, data["edges"], data["gene_sets"], cohort="a", repeats=3, folds=5, seed=11,
-                        lambdas=(0.1, 0.5, 0.9), baseline_C_grid=(1.0,))
+                        easymkl_lams=(0.1, 0.5, 0.9), baseline_C_grid=(1.0,))
 
 
 def test_s1_tables_and_planted_pathways_significant(data, s1):
@@ -88,7 +88,8 @@ def test_s2_shapes_and_transfer(data, s1):
     X, y = data["cohorts"]["multiomics"]
     transferred = pimkl.median_signature(s1.weights)["a"]
     res = pimkl.run_s2({"mrna": X, "cna": data["cna"].loc[X.index]}, y, data["edges"], data["gene_sets"],
-                       cohort="multiomics", folds=4, per_class=15, lam=0.2, transferred=transferred, seed=2)
+                       cohort="multiomics", folds=4, per_class=15, easymkl_lam=0.2, transferred=transferred,
+                       seed=2)
     a = res.aucs
     assert len(a) == 4 * 4  # mrna, cna, both trained + mrna transferred
     assert set(map(tuple, a[["omics", "weights"]].drop_duplicates().to_numpy())) == {
@@ -130,7 +131,7 @@ def test_nan_samples_rejected_by_the_readers(data, tmp_path):
 
 def test_same_seed_same_tables(data):
     X, y = data["cohorts"]["b"]
-    kw = dict(cohort="b", repeats=1, folds=3, lambdas=(0.1, 0.5), seed=5, baselines=False)
+    kw = dict(cohort="b", repeats=1, folds=3, easymkl_lams=(0.1, 0.5), seed=5, baselines=False)
     r1 = pimkl.run_s1(X, y, data["edges"], data["gene_sets"], **kw)
     r2 = pimkl.run_s1(X, y, data["edges"], data["gene_sets"], **kw)
     pd.testing.assert_frame_equal(r1.aucs, r2.aucs)
@@ -147,7 +148,7 @@ def test_random_gene_sets_and_sensitivity(data):
     assert len(r1) == len(gs) and all(50 <= len(v) <= 60 and set(v) <= union for v in r1.values())
     X, y = data["cohorts"]["b"]
     table = pimkl.run_sensitivity(lambda c, collapse: (X, y, False), ["b"], data["edges"], gs,
-                                  {"repeats": 1, "folds": 3, "lambdas": (0.1, 0.5), "seed": 0})
+                                  {"repeats": 1, "folds": 3, "easymkl_lams": (0.1, 0.5), "seed": 0})
     assert list(table["variant"]) == [v[0] for v in pimkl.SENSITIVITY_VARIANTS]
     assert table.set_index("variant").loc["collapse_mean", "applicable"] == False  # noqa: E712
     assert table.loc[table["applicable"], "mean_auc"].between(0.5, 1).all()
@@ -241,7 +242,7 @@ def test_s1_fast_path_gives_the_reference_tables(data, criterion, classifier):
     kernel values up to rounding, which takes the same steps here
     (test_svm_baselines_are_gridsearch_on_the_features)."""
     X, y = data["cohorts"]["b"]
-    kw = dict(cohort="b", repeats=1, folds=3, inner_folds=3, lambdas=(0.0, 0.5, 1.0), seed=4,
+    kw = dict(cohort="b", repeats=1, folds=3, inner_folds=3, easymkl_lams=(0.0, 0.5, 1.0), seed=4,
               baseline_C_grid=(0.1, 1.0), criterion=criterion, classifier=classifier)
     ref = pimkl.run_s1(X, y, data["edges"], data["gene_sets"], reference=True, **kw)
     fast = pimkl.run_s1(X, y, data["edges"], data["gene_sets"], **kw)
@@ -288,15 +289,15 @@ def test_fit_predict_path_equals_fit_predict_per_lambda(data):
     with pytest.raises(InputError) as err:
         pimkl.fit_predict(Ka, Ka[::-1].copy(), yv[a], 0.3)
     assert all(isinstance(e, InputError) and str(e) == str(err.value) for e in tt)
-    with pytest.raises(InputError, match="lambdas"):
+    with pytest.raises(InputError, match="easymkl_lams"):
         pimkl.fit_predict_path(Ka, Kb, yv[a], [0.5, -0.1])
 
 
-def test_choose_lambda_path_equals_reference(data):
+def test_choose_easymkl_lam_path_equals_reference(data):
     X, yv, inner, K, *_ = _inner_problem(data, cohort="b")
     args = (K, yv, inner, (0.0, 0.1, 0.5, 0.9, 1.0), "accuracy", "komd", 1.0, "sum")
-    lam_r, mean_r = pimkl._choose_lambda(*args, reference=True)
-    lam_f, mean_f = pimkl._choose_lambda(*args, inner_kernels=pimkl._inner_kernels(K, inner))
+    lam_r, mean_r = pimkl._choose_easymkl_lam(*args, reference=True)
+    lam_f, mean_f = pimkl._choose_easymkl_lam(*args, inner_kernels=pimkl._inner_kernels(K, inner))
     assert lam_f == lam_r and np.array_equal(mean_f, mean_r)
 
 

@@ -111,7 +111,9 @@ def test_schema_enum_is_the_registry(path, registry):
 def test_diffusion_source_types_are_synthetic_and_network_readers():
     # a source type is the generator or a network file read by a registered reader
     assert schema_enum("diffusion.sources.*.type") == {"synthetic", *NETWORK_SOURCES}
-    assert {fmt for fmt, _ in NETWORK_SOURCES.values()} <= set(NETWORK_READERS)
+    # one name per format (issue #28): a source type is the registry's name of the format reading it
+    assert set(NETWORK_SOURCES) <= set(NETWORK_READERS)
+    assert all(path_key.endswith("_path") for path_key in NETWORK_SOURCES.values())
 
 
 def test_schema_settings_are_the_factories_arguments():
@@ -268,11 +270,11 @@ def test_network_readers(tmp_path):
     def pairs(edges):
         return {(a, b): w for a, b, w in edges[["protein_a", "protein_b", "weight"]].itertuples(index=False)}
 
-    edges, _ = pimkl.load_network({"format": "edges", "path": _write(
+    edges, _ = pimkl.load_network({"format": "edgelist", "path": _write(
         tmp_path / "e.tsv", "protein_a\tprotein_b\tweight\nB\tA\t2\nA\tB\t3\nC\tC\t1\nC\tB\t0.5\n")})
     # pimkl reads the weight column (its default); duplicates keep the largest, self-loops go
     assert pairs(edges) == {("A", "B"): 3.0, ("B", "C"): 0.5}
-    edges, _ = NETWORK_READERS["edges"](tmp_path / "e.tsv")
+    edges, _ = NETWORK_READERS["edgelist"](tmp_path / "e.tsv")
     assert pairs(edges) == {("A", "B"): 1.0, ("B", "C"): 1.0}     # the reader's own default: unweighted
 
     sif = _write(tmp_path / "n.sif", "B\tin-complex-with\tA\nC\tcontrols-state-change-of\tB\n")

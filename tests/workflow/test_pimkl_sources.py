@@ -140,7 +140,7 @@ def _overlay(root, workdir, name="overlay.yaml", platform_sha=None, **cohort_a):
         "dataset": "geo_local",
         "sources": {"geo_local": {
             "type": "files", "data": "paper", "description": "planted cohorts in GEO layout",
-            "network": {"format": "edges", "network_path": str(root / "network.tsv")},
+            "network": {"format": "edgelist", "network_path": str(root / "network.tsv")},
             "gene_sets": {"pathways_path": str(root / "sets.gmt")},
             "cohorts": {
                 "a": {"format": "geo_series_matrix", "series_matrix_path": str(root / "GSEA_series_matrix.txt.gz"),
@@ -153,7 +153,7 @@ def _overlay(root, workdir, name="overlay.yaml", platform_sha=None, **cohort_a):
                 "url": gpl.as_uri(),
                 "sha256": platform_sha or hashlib.sha256(gpl.read_bytes()).hexdigest()}},
             "s1_cohorts": ["a", "b"], "large_cohort": None}},
-        "cv": {"repeats": 2, "folds": 3, "inner_folds": 2, "lambdas": [0.2, 0.8], "criterion": "accuracy"},
+        "cv": {"repeats": 2, "folds": 3, "inner_folds": 2, "easymkl_lams": [0.2, 0.8], "criterion": "accuracy"},
         "baseline_C_grid": [1.0],
         "significance": {"alpha": 0.05, "min_cohorts": 1, "correlation_alpha": 0.05},
         "controls": {"random_sets": False, "random_size": [10, 20]},

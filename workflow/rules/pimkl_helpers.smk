@@ -60,7 +60,7 @@ def pk_synthetic_cohort(cohort):
 
 if PK_SYNTH:
     PK_COHORT_SPECS = {c: pk_synthetic_cohort(c) for c in _PK_COHORTS.known}
-    PK_NETWORK = {"format": "edges", "path": f"{PK_RAW}/network.tsv"}
+    PK_NETWORK = {"format": "edgelist", "path": f"{PK_RAW}/network.tsv"}
     PK_GMTS = {PK_SRC.get("gene_sets_name", "pathways"): f"{PK_RAW}/gene_sets.gmt"}
 else:
     PK_COHORT_SPECS = {

@@ -16,7 +16,7 @@ edges = pd.read_csv(smk.input.edges, sep="\t")
 gene_sets = read_gmt(smk.input.gene_sets)
 cv = cfg["cv"]
 res = run_s1(X, y, edges, gene_sets, cohort=cohort, repeats=cv["repeats"], folds=cv["folds"],
-             inner_folds=cv["inner_folds"], lambdas=cv["lambdas"], criterion=cv["criterion"],
+             inner_folds=cv["inner_folds"], easymkl_lams=cv["easymkl_lams"], criterion=cv["criterion"],
              classifier=cfg["classifier"], svm_C=cfg["svm_C"], kernel_aggregation=cfg["kernel_aggregation"],
              baselines=smk.params.baselines, baseline_C_grid=cfg["baseline_C_grid"], seed=smk.params.seed,
              min_genes=cfg["min_genes"])

@@ -27,7 +27,7 @@ if smk.input.transfer:
 else:
     pd.DataFrame(columns=["pathway", "weight"]).to_csv(smk.output.transferred, sep="\t", index=False)
 res = run_s2(omics, y, pd.read_csv(smk.input.edges, sep="\t"), read_gmt(smk.input.gene_sets), cohort=cohort,
-             folds=cfg["folds"], per_class=cfg["per_class"], lam=cfg["lam"], transferred=transferred,
+             folds=cfg["folds"], per_class=cfg["per_class"], easymkl_lam=cfg["easymkl_lam"], transferred=transferred,
              kernel_aggregation=cfg["kernel_aggregation"], seed=smk.params.seed, min_genes=cfg["min_genes"])
 res.aucs.to_csv(smk.output.aucs, sep="\t", index=False)
 res.weights.to_csv(smk.output.weights, sep="\t", index=False)

@@ -21,7 +21,7 @@ def load(name, collapse):
 cv = cfg["cv"]
 table = run_sensitivity(load, [cohort], pd.read_csv(smk.input.edges, sep="\t"), read_gmt(smk.input.gene_sets),
                         {"repeats": sens["repeats"], "folds": sens["folds"], "inner_folds": cv["inner_folds"],
-                         "lambdas": cv["lambdas"], "svm_C": cfg["svm_C"], "seed": smk.params.seed,
+                         "easymkl_lams": cv["easymkl_lams"], "svm_C": cfg["svm_C"], "seed": smk.params.seed,
                          "min_genes": cfg["min_genes"]},
                         reference={"classifier": cfg["classifier"], "kernel_aggregation": cfg["kernel_aggregation"],
                                    "criterion": cv["criterion"], "collapse": cfg["collapse"]})

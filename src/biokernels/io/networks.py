@@ -49,7 +49,7 @@ def read_string_links(path: str | Path, score_threshold: float | None = 0.0
 def read_biogrid_links(path: str | Path, biogrid_system_type: str = "physical", biogrid_taxid: int | None = None,
                        biogrid_id_column: str = "entrez", biogrid_zip_member: str | None = None
                        ) -> tuple[pd.DataFrame, dict[str, int]]:
-    """Network format ``biogrid_tab3``: :func:`biokernels.io.biogrid.read_biogrid_tab3`
+    """Network format ``biogrid``: :func:`biokernels.io.biogrid.read_biogrid_tab3`
     (BioGRID TAB3, plain, gzip or a zip member) with the config's setting
     names: ``biogrid_system_type`` (physical, genetic, both),
     ``biogrid_taxid`` (both interactors' NCBI taxon), ``biogrid_id_column``
@@ -59,17 +59,18 @@ def read_biogrid_links(path: str | Path, biogrid_system_type: str = "physical", 
                              id_column=biogrid_id_column, zip_member=biogrid_zip_member)
 
 
-#: Network formats by the config's name (the schema's enum of a PIMKL
-#: source's ``network.format`` lists exactly these keys; the diffusion
-#: study's ``edgelist``, ``gem`` and ``biogrid`` sources use ``edges``,
-#: ``gem`` and ``biogrid_tab3``;
-#: tests/unit/test_registries.py). Each is called as ``reader(path,
+#: Network formats by the config's name, one name per format everywhere: the
+#: schema's enum of a PIMKL source's ``network.format`` lists exactly these
+#: keys, and a diffusion source's ``type`` (besides ``synthetic``) is one of
+#: them (:data:`biokernels.studies.diffusion.data.NETWORK_SOURCES`;
+#: tests/unit/test_registries.py). Every entry keeps the reader contract of
+#: tests/unit/test_registry_contracts.py. Each is called as ``reader(path,
 #: **settings)`` and returns ``edges`` (DataFrame ``protein_a < protein_b``,
 #: ``weight`` float64, one row per unordered pair) and ``counts`` (dict).
 NETWORK_READERS = {
-    "edges": read_edge_list,      # TSV edge list; settings source_col, target_col, weight_col
+    "edgelist": read_edge_list,   # TSV edge list; settings source_col, target_col, weight_col
     "gem": read_gem_network,      # LIGAND-style, from a metabolic model; currency_metabolites
     "sif": read_sif_network,      # Pathway Commons SIF; interaction_types
     "string": read_string_links,  # STRING edge table; score_threshold
-    "biogrid_tab3": read_biogrid_links,  # BioGRID TAB3; biogrid_system_type, biogrid_taxid, biogrid_id_column, ...
+    "biogrid": read_biogrid_links,  # BioGRID TAB3; biogrid_system_type, biogrid_taxid, biogrid_id_column, ...
 }

@@ -17,6 +17,7 @@ import torch
 
 from biokernels.device import resolve_device
 from biokernels.kernels.classic import as_tensor, gaussian_kernel, laplace_kernel, linear_kernel
+from biokernels.metrics import r2_score
 from biokernels.solvers.ridge import check_lam, predict_ridge, solve_ridge
 
 if TYPE_CHECKING:
@@ -116,14 +117,6 @@ class KernelRidge:
             raise ValueError("KernelRidge is not fitted; call fit(X, y) first")
         P = predict_ridge(self._k(as_tensor(X, self.device_), self.X_fit_), self.dual_coef_)
         return P[:, 0] if self._y_was_1d else P
-
-
-def r2_score(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    """Coefficient of determination ``1 - SS_res / SS_tot`` (scikit-learn's
-    ``r2_score`` for a single output; shapes (n,))."""
-    from sklearn.metrics import r2_score as _r2
-
-    return float(_r2(y_true, y_pred))
 
 
 def krr_sweep(data: dict[str, np.ndarray], sweep: str, values: list[float],

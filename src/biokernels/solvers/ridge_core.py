@@ -18,7 +18,6 @@ Notes: docs/ridge_notes.md, section "Torch-free core (solvers/ridge_core)".
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 
@@ -27,6 +26,7 @@ import pandas as pd
 import scipy.linalg
 
 from biokernels.errors import InputError
+from biokernels.solvers.checks import check_lam
 
 __all__ = ["NotPositiveDefiniteError", "check_lam", "center_targets", "solve_ridge_exact", "ridge_scale",
            "absolute_ridge", "holdout_split", "select_ridge_holdout"]
@@ -36,23 +36,6 @@ class NotPositiveDefiniteError(InputError):
     """``K + lam I`` is not positive definite: the Cholesky factorisation
     broke down (the message names the row where it can, and the ``lam``).
     An :class:`~biokernels.errors.InputError`, hence a ValueError."""
-
-
-def check_lam(lam, name: str = "lam") -> float:
-    """``float(lam)``, checked finite and ``>= 0``.
-
-    Raises
-    ------
-    InputError
-        Not a number, negative, NaN or infinite (the message names ``name``).
-    """
-    try:
-        value = float(lam)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number >= 0, got {lam!r}") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise InputError(f"{name} must be >= 0 and finite, got {value}")
-    return value
 
 
 def center_targets(Y) -> tuple[np.ndarray, np.ndarray]:

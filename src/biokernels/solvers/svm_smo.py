@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
 from biokernels.errors import InputError
 
@@ -469,10 +471,12 @@ def svc_dual(K: np.ndarray, Y: np.ndarray, C: float, *, class_weight: str | None
     return SVCDual(alpha, sign * alpha, rho, n_iter, conv, float(tol))
 
 
-class SMOSVC:
-    """A scikit-learn-style C-SVC on a precomputed kernel solved by
+class SMOSVC(BaseEstimator):
+    """A scikit-learn C-SVC on a precomputed kernel solved by
     :func:`svc_dual` (one task): ``fit(K, y)`` with 0/1 labels,
-    ``decision_function(K_test)`` (larger = class 1). The estimator of
+    ``decision_function(K_test)`` (larger = class 1; NotFittedError before
+    ``fit``); its parameters round-trip through ``get_params`` /
+    ``set_params`` / ``clone``. The estimator of
     ``diffusion.classifier_settings.svm.solver: smo``.
 
     Parameters
@@ -513,4 +517,6 @@ class SMOSVC:
 
     def decision_function(self, K_test: np.ndarray) -> np.ndarray:
         """Decision values (n_test,) of the (n_test, n) kernel against the training examples."""
+        if not hasattr(self, "dual_coef_"):
+            raise NotFittedError("This SMOSVC instance is not fitted yet; call fit(K, y) before decision_function")
         return np.asarray(K_test, dtype=np.float64) @ self.dual_coef_ + self.intercept_

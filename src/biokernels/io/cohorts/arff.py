@@ -112,12 +112,17 @@ def load_arff_cohort(arff_path: str | Path, annotation_path: str | Path | None =
     Raises
     ------
     InputError
-        The annotation lacks a column, or what :func:`read_arff_cohort` raises.
+        The annotation is missing, empty or lacks a column, or what
+        :func:`read_arff_cohort` raises.
     """
     mapping = None
     if annotation_path:
-        with open_binary(annotation_path) as fh:   # compressed by content; damaged: InputError
-            ann = pd.read_csv(fh, sep="\t", dtype=str, compression=None)
+        try:
+            with open_binary(annotation_path) as fh:   # compressed by content; damaged: InputError
+                ann = pd.read_csv(fh, sep="\t", dtype=str, compression=None)
+        except pd.errors.EmptyDataError:
+            raise InputError(f"{annotation_path}: the file is empty (expected a tab-separated probe annotation "
+                             "with columns probe and HUGO.gene.symbol)") from None
         missing = [c for c in ("probe", "HUGO.gene.symbol") if c not in ann.columns]
         if missing:
             raise InputError(f"{annotation_path}: missing column(s) {missing}; found {list(ann.columns)}")

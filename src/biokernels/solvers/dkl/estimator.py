@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from biokernels.solvers.checks import check_lam
 from biokernels.solvers.dkl.formulations import FORMULATIONS, Formulation
 from biokernels.solvers.dkl.newton import _fast
-from biokernels.solvers.dkl.objective import _as_B, _as_S, _check_lam, _kkt_from_grad, _Objective, target_energy
+from biokernels.solvers.dkl.objective import _as_B, _as_S, _kkt_from_grad, _Objective, target_energy
 from biokernels.solvers.dkl.slsqp import _initial_point, _slsqp
 
 __all__ = ["DiffusionKernelLearning"]
@@ -155,7 +156,7 @@ class DiffusionKernelLearning:
         form, solver, constraints = self._resolve()
         S = _as_S(S)
         B = _as_B(B, S.shape[1])
-        lam = _check_lam(self.lam)
+        lam = check_lam(self.lam, interval="(0, inf)")
         # Every per-iteration product is small (p x n); multi-threaded BLAS only
         # adds synchronisation cost there (and stalls on a loaded machine).
         with threadpool_limits(limits=1, user_api="blas"):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from biokernels.solvers.checks import check_lam
+
 __all__ = [
     "target_energy",
     "dkl_objective",
@@ -50,13 +52,6 @@ def _as_B(B, n: int) -> np.ndarray:
     if not np.all(np.isfinite(B)):
         raise ValueError("B holds NaN or infinite values")
     return B
-
-
-def _check_lam(lam) -> float:
-    lam = float(lam)
-    if not (lam > 0 and np.isfinite(lam)):
-        raise ValueError(f"lam must be a finite number > 0, got {lam}")
-    return lam
 
 
 def _as_alpha(alpha, p: int) -> np.ndarray:
@@ -157,7 +152,7 @@ class _Objective:
 def _objective_from(S, B, lam, log_term) -> _Objective:
     S = _as_S(S)
     B = _as_B(B, S.shape[1])
-    return _Objective(S, target_energy(B), B.shape[1], _check_lam(lam), bool(log_term))
+    return _Objective(S, target_energy(B), B.shape[1], check_lam(lam, interval="(0, inf)"), bool(log_term))
 
 
 def dkl_objective(alpha, S, B, lam: float = 1e-6, log_term: bool = False) -> float:

@@ -17,18 +17,12 @@ import numpy as np
 import scipy.linalg
 
 from biokernels.errors import InputError
+from biokernels.solvers.checks import check_lam
 
 __all__ = ["komd_dual", "BACKENDS"]
 
 #: SMO loop of :func:`komd_dual`: compiled (numba) or the pure-Python reference.
 BACKENDS = ("numba", "python")
-
-
-def _check_lam(lam, name="lam") -> float:
-    lam = float(lam)
-    if not 0.0 <= lam <= 1.0:
-        raise InputError(f"{name} must be in [0, 1], got {lam}")
-    return lam
 
 
 def _check_backend(backend) -> str:
@@ -180,7 +174,7 @@ def komd_dual(K, y_pm, lam: float, *, tol: float = 1e-9, max_iter: int | None = 
         ``backend``.
     """
     t0 = time.perf_counter()
-    lam = _check_lam(lam)
+    lam = check_lam(lam, interval="[0, 1]")
     _check_backend(backend)
     K = np.asarray(K, dtype=np.float64)
     y = np.asarray(y_pm, dtype=np.float64)

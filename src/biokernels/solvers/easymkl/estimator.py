@@ -17,7 +17,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from biokernels.errors import InputError
-from biokernels.solvers.easymkl.dual import _check_backend, _check_lam, komd_dual
+from biokernels.solvers.checks import check_lam
+from biokernels.solvers.easymkl.dual import _check_backend, komd_dual
 from biokernels.solvers.easymkl.kernel_sums import _sketches, weighted_kernel_sum
 from biokernels.solvers.easymkl.komd import KOMD
 from biokernels.solvers.kernel_lists import (check_binary_labels, check_kernel_list, check_test_kernel_list,
@@ -107,8 +108,8 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
             (every kernel is blind to the labels, e.g. all-zero kernels).
         """
         self._check_options()
-        lam = _check_lam(self.lam)
-        komd_lam = lam if self.komd_lam is None else _check_lam(self.komd_lam, "komd_lam")
+        lam = check_lam(self.lam, interval="[0, 1]")
+        komd_lam = lam if self.komd_lam is None else check_lam(self.komd_lam, "komd_lam", "[0, 1]")
         return self._fit_prepared(self._prepare(Ks, y), lam, komd_lam, keep_agg=False)
 
     def fit_path(self, Ks: Sequence, y, lams: Sequence[float]) -> list[EasyMKL | InputError]:
@@ -145,8 +146,8 @@ class EasyMKL(ClassifierMixin, BaseEstimator):
             [0, 1], unknown ``kernel_aggregation`` or ``backend``.
         """
         self._check_options()
-        lams = [_check_lam(lam) for lam in lams]
-        komd_lam = None if self.komd_lam is None else _check_lam(self.komd_lam, "komd_lam")
+        lams = [check_lam(lam, interval="[0, 1]") for lam in lams]
+        komd_lam = None if self.komd_lam is None else check_lam(self.komd_lam, "komd_lam", "[0, 1]")
         prep = self._prepare(Ks, y)
         out: list[EasyMKL | InputError] = []
         for lam in lams:

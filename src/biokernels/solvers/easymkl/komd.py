@@ -13,7 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from biokernels.solvers.easymkl.dual import _check_backend, _check_lam, komd_dual
+from biokernels.solvers.checks import check_lam
+from biokernels.solvers.easymkl.dual import _check_backend, komd_dual
 from biokernels.solvers.kernel_lists import (check_binary_labels, check_kernel_list, check_predict_kernel, float_eps,
                                              kernel_sketch)
 
@@ -116,7 +117,7 @@ class KOMD(ClassifierMixin, BaseEstimator):
             As :meth:`fit` (the kernel and labels once; any λ outside [0, 1]
             before any fit).
         """
-        lams = [_check_lam(lam) for lam in lams]
+        lams = [check_lam(lam, interval="[0, 1]") for lam in lams]
         eps = float_eps(K)
         K = check_kernel_list([K], psd_tol=self.psd_tol)[0]
         return [self._copy(lam)._fit_checked(K, y, eps) for lam in lams]

@@ -19,7 +19,7 @@ from biokernels.solvers.mkl.base import MKLMethod
 __all__ = ["CKA", "cka_weights"]
 
 
-def cka_weights(M: np.ndarray, a: np.ndarray, ridge: float = 1e-12) -> np.ndarray:
+def cka_weights(M: np.ndarray, a: np.ndarray, ridge_rel: float = 1e-12) -> np.ndarray:
     """Solve ``v* = argmin_{v >= 0} v'Mv - 2 v'a`` and return ``μ = v*/||v*||₂``.
 
     This is the alignment-maximising combination of Cortes et al. (2012),
@@ -27,8 +27,8 @@ def cka_weights(M: np.ndarray, a: np.ndarray, ridge: float = 1e-12) -> np.ndarra
     M is the Gram matrix of the vectorised centred kernels and ``a`` lies in
     its range, ``v'Mv - 2v'a = ||R v - c||² - const`` with ``M = R'R``,
     ``R'c = a``, which is a non-negative least-squares problem solved exactly
-    by Lawson-Hanson (``scipy.optimize.nnls``, with a ridge ``ridge · tr(M)/P
-    · ||v||²`` for robustness), then refined on the active set S by the
+    by Lawson-Hanson (``scipy.optimize.nnls``, with a ridge ``ridge_rel ·
+    tr(M)/P · ||v||²`` for robustness), then refined on the active set S by the
     minimum-norm solution of ``M_SS v_S = a_S``. When M is singular
     (duplicate or linearly dependent kernels) the optimum is not unique; the
     minimum-norm one shares the weight between copies instead of giving it
@@ -37,7 +37,9 @@ def cka_weights(M: np.ndarray, a: np.ndarray, ridge: float = 1e-12) -> np.ndarra
     Parameters
     ----------
     M : ndarray (P, P), a : ndarray (P,)
-    ridge : float, relative Tikhonov term, >= 0
+    ridge_rel : float, >= 0
+        Relative Tikhonov term: a multiple of M's mean diagonal ``tr(M)/P``
+        (the absolute term is ``ridge_rel · tr(M)/P``).
 
     Returns
     -------
@@ -54,8 +56,8 @@ def cka_weights(M: np.ndarray, a: np.ndarray, ridge: float = 1e-12) -> np.ndarra
     keep = evals > max(evals.max(), 0.0) * 1e-10          # M is accurate to ~1e-14 relative
     R = (np.sqrt(evals[keep])[:, None] * evecs[:, keep].T)            # M ≈ R'R
     c = (evecs[:, keep].T @ a) / np.sqrt(evals[keep])                   # R'c = a on range(M)
-    if ridge > 0:
-        r = np.sqrt(ridge * max(np.trace(M), np.finfo(float).tiny) / P)
+    if ridge_rel > 0:
+        r = np.sqrt(ridge_rel * max(np.trace(M), np.finfo(float).tiny) / P)
         R = np.vstack([R, r * np.eye(P)])
         c = np.concatenate([c, np.zeros(P)])
     v, _ = scipy.optimize.nnls(R, c)
@@ -90,8 +92,8 @@ class CKA(MKLMethod):
     Parameters
     ----------
     psd_tol : float or None, default 1e-8
-    ridge : float, default 1e-12
-        See :func:`cka_weights`.
+    ridge_rel : float, default 1e-12
+        Relative ridge of the weight problem; see :func:`cka_weights`.
 
     Attributes
     ----------
@@ -110,11 +112,11 @@ class CKA(MKLMethod):
 
     weight_norm = "l2"
 
-    def __init__(self, psd_tol: float | None = 1e-8, ridge: float = 1e-12):
+    def __init__(self, psd_tol: float | None = 1e-8, ridge_rel: float = 1e-12):
         self.psd_tol = psd_tol
-        self.ridge = ridge
+        self.ridge_rel = ridge_rel
 
     def _learn_weights(self, Ks, y):
         M, a = centered_alignment_terms(Ks, y)
         self.alignment_matrix_, self.target_alignment_ = M, a
-        return cka_weights(M, a, self.ridge)
+        return cka_weights(M, a, self.ridge_rel)

@@ -13,10 +13,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from biokernels.errors import InputError
+from biokernels.seeds import make_rng
 from biokernels.solvers.mmdt.hyperplanes import ovr_squared_hinge_svm
 from biokernels.solvers.mmdt.solver import BACKENDS, SOLVERS, solve_transform
-from biokernels.solvers.mmdt.validation import (_check_count, _check_labels, _check_matrix, _check_positive, _rng,
-                                                _signs, augment)
+from biokernels.solvers.mmdt.validation import (_check_count, _check_labels, _check_matrix, _check_positive, _signs,
+                                                augment)
 
 __all__ = ["MMDT"]
 
@@ -177,7 +178,7 @@ class MMDT(ClassifierMixin, BaseEstimator):
         _check_count(self.max_iter, "max_iter")
         max_alt = _check_count(self.max_alternations, "max_alternations")
         alt_tol = _check_positive(self.alternation_tol, "alternation_tol")
-        rng = _rng(self.random_state)
+        rng = make_rng(self.random_state, name="random_state")
 
         Xs = _check_matrix(Xs, "Xs")
         ys = _check_labels(ys, "ys", Xs.shape[0], "Xs")

@@ -20,9 +20,9 @@ from scipy.linalg import blas
 from sklearn.exceptions import ConvergenceWarning
 
 from biokernels.errors import InputError
+from biokernels.seeds import make_rng
 from biokernels.solvers.mmdt.objective import _check_offset
-from biokernels.solvers.mmdt.validation import (_check_count, _check_positive, _check_transform_problem, _rng,
-                                                _signs)
+from biokernels.solvers.mmdt.validation import _check_count, _check_positive, _check_transform_problem, _signs
 
 __all__ = [
     "TransformResult",
@@ -183,7 +183,7 @@ def solve_transform(H, Xt, y_idx, C: float, *, solver: str = "lowrank", tol: flo
         raise InputError(f"backend: expected one of {BACKENDS}, got {backend!r}")
     tol = _check_positive(tol, "tol")
     max_iter = _check_count(max_iter, "max_iter")
-    rng = _rng(rng)
+    rng = make_rng(rng, name="rng")
     m, D = H.shape
     n, Dt = Xt.shape
     T = _signs(y_idx, m)

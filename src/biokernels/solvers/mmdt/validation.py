@@ -2,8 +2,9 @@
 
 Shared by :mod:`~biokernels.solvers.mmdt.objective`,
 :mod:`~biokernels.solvers.mmdt.solver` and
-:mod:`~biokernels.solvers.mmdt.estimator`: matrices, labels, positive numbers,
-counts and seeds are checked here, every error an ``InputError``;
+:mod:`~biokernels.solvers.mmdt.estimator`: matrices, labels, positive numbers
+and counts are checked here, every error an ``InputError`` (seeds: by
+:func:`biokernels.seeds.make_rng`);
 :func:`augment` appends the constant 1 (``x~ = [x; 1]``) and ``_signs`` builds
 the one-vs-rest labels ``t_ij`` (Rodner et al. 2013, Eq. 5).
 """
@@ -64,15 +65,6 @@ def _check_count(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError(f"{name}: expected an integer >= 1, got {value!r}")
     return int(value)
-
-
-def _rng(seed) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None or isinstance(seed, (int, np.integer)):
-        return np.random.default_rng(seed)
-    raise InputError(f"random_state: expected None, an int or a numpy.random.Generator, "
-                     f"got {type(seed).__name__}")
 
 
 def augment(X) -> np.ndarray:

@@ -23,6 +23,7 @@ import torch
 
 from biokernels.errors import InputError
 from biokernels.kernels.ntk import ntk_relu
+from biokernels.metrics import r2_score
 from biokernels.solvers.ridge import predict_ridge, select_ridge_holdout, solve_ridge
 
 MODELS = ("baseline", "projection")
@@ -236,13 +237,6 @@ def krr_on_gram(K: torch.Tensor, y: np.ndarray, train: np.ndarray, test: np.ndar
     return predict_ridge(K[te][:, tr], alpha, info["intercept"]).ravel()
 
 
-def r2(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    """Coefficient of determination (scikit-learn ``r2_score``)."""
-    from sklearn.metrics import r2_score
-
-    return float(r2_score(y_true, y_pred))
-
-
 def scaling_curve(grams: dict[str, torch.Tensor], y: np.ndarray, fold: np.ndarray, sizes: list[int],
                   seeds: list[int], lam) -> pd.DataFrame:
     """R² against the number of target training samples (SI Fig. S9a).
@@ -275,8 +269,8 @@ def scaling_curve(grams: dict[str, torch.Tensor], y: np.ndarray, fold: np.ndarra
                     continue
                 for m, K in grams.items():
                     rows.append({"n_train": int(n), "seed": int(seed), "fold": int(k), "model": m,
-                                 "r2": r2(y[te], krr_on_gram(K, y, order[:n], te,
-                                                             lam[m] if isinstance(lam, dict) else lam))})
+                                 "r2": r2_score(y[te], krr_on_gram(K, y, order[:n], te,
+                                                                   lam[m] if isinstance(lam, dict) else lam))})
     return pd.DataFrame(rows)
 
 
@@ -319,7 +313,7 @@ def select_ridges(grams: dict[str, torch.Tensor], y: np.ndarray, grid, subset: i
     """
     chosen, tables = {}, []
     for m, K in grams.items():
-        lam, t = select_ridge_holdout(lambda value, tr, va, K=K: r2(y[va], krr_on_gram(K, y, tr, va, value)),
+        lam, t = select_ridge_holdout(lambda value, tr, va, K=K: r2_score(y[va], krr_on_gram(K, y, tr, va, value)),
                                       len(y), list(grid), subset=subset, seed=seed, name="depmap.ridge")
         chosen[m] = lam
         tables.append(t.assign(model=m))

@@ -8,17 +8,18 @@ import pandas as pd
 
 from biokernels.errors import InputError
 
-#: Source types with a network file: type -> (the format of
-#: :data:`biokernels.io.networks.NETWORK_READERS` that reads it, the source's
-#: key of the file's path). The source's keys named as the reader's other
+#: Source types with a network file: type -> the source's key of the file's
+#: path. A type is the name of the network format that reads the file (a key
+#: of :data:`biokernels.io.networks.NETWORK_READERS`, the same name as a PIMKL
+#: network's ``format``); the source's keys named as the reader's other
 #: parameters are its settings (``source_col``, ``target_col``, ``weight_col``
-#: of ``edges``; ``currency_metabolites`` of ``gem``). The schema's enum of a
-#: source's ``type`` is ``synthetic`` plus these keys
+#: of ``edgelist``; ``currency_metabolites`` of ``gem``). The schema's enum of
+#: a source's ``type`` is ``synthetic`` plus these keys
 #: (tests/unit/test_registries.py).
 NETWORK_SOURCES = {
-    "edgelist": ("edges", "network_path"),   # a TSV network, e.g. the von Mering PPI network
-    "gem": ("gem", "gem_path"),              # a LIGAND-style enzyme network from a metabolic model
-    "biogrid": ("biogrid_tab3", "biogrid_path"),   # BioGRID TAB3 interactions (biokernels.io.biogrid)
+    "edgelist": "network_path",   # a TSV network, e.g. the von Mering PPI network
+    "gem": "gem_path",            # a LIGAND-style enzyme network from a metabolic model
+    "biogrid": "biogrid_path",    # BioGRID TAB3 interactions (biokernels.io.biogrid)
 }
 #: The label format of a real source without ``label_format``.
 DEFAULT_LABEL_FORMAT = "mips_funcat"
@@ -46,7 +47,7 @@ def source_files(source: dict) -> list[str]:
 
     if source["type"] == "synthetic":
         return []
-    _, path_key = lookup(NETWORK_SOURCES, source["type"], "source type (besides synthetic)")
+    path_key = lookup(NETWORK_SOURCES, source["type"], "source type (besides synthetic)")
     reader = lookup(LABEL_READERS, source.get("label_format", DEFAULT_LABEL_FORMAT), "label_format")
     return [path_key, *(k for k in settings_of(reader) if k.endswith("_path"))]
 
@@ -234,11 +235,11 @@ def prepare_inputs(source: dict, test_fraction: float, rng: np.random.Generator,
                              f"{source.get('generator', {})}): {err}") from err
         proteins = list(labels.index)
     else:
-        fmt, path_key = lookup(NETWORK_SOURCES, kind, "source type (besides synthetic)")
+        path_key = lookup(NETWORK_SOURCES, kind, "source type (besides synthetic)")
         verified = verify_local_files(source, f"source ({kind})")
         if verified:
             summary["sha256"] = verified
-        reader = NETWORK_READERS[fmt]
+        reader = NETWORK_READERS[kind]     # the type is the network format's name
         settings = {k: source[k] for k in settings_of(reader)[1:] if k in source}
         edges, counts = call(reader, settings, f"source ({kind})", source[path_key])
         if "currency_metabolites" in settings:

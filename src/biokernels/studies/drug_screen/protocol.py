@@ -422,48 +422,6 @@ def cross_validate_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.nda
     return pd.DataFrame(rows), (pd.concat(samples, ignore_index=True) if samples else pd.DataFrame())
 
 
-def scaling_cell(data: ScreenData, f_s: pd.DataFrame, source_mean: np.ndarray, cell: str,
-                 lams: dict[str, float], sizes: list[int], seeds: list[int], kernel_params: dict | None = None,
-                 device="cpu", models=("mean", "baseline", "projection_translation"),
-                 strata=("seen", "unseen")) -> pd.DataFrame:
-    """Metrics against the number of target training samples (Fig. 4c-d).
-
-    For each stratum, fold k, size n and seed, ``n`` pairs are drawn from the
-    training folds (``numpy.random.default_rng(seed + 1000 k)``), each model
-    is fitted on them and scored on fold k. Sizes larger than the training
-    folds are skipped.
-
-    Returns
-    -------
-    DataFrame ``cell_id``, ``stratum``, ``n_train``, ``seed``, ``fold``,
-    ``model``, ``r2``, ``cosine``, ``pearson_r_paper``, ``pearson_r_centred``
-    (see :mod:`biokernels.metrics`).
-    """
-    rows = []
-    for stratum in strata:
-        sel, fold, _, fs, feats, Y = _stratum(data, f_s, source_mean, cell, stratum)
-        if len(sel) < 2:
-            continue
-        for k in np.unique(fold):
-            tr_all, te = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
-            for seed in seeds:
-                order = np.random.default_rng(seed + 1000 * int(k)).permutation(tr_all)
-                for n in sizes:
-                    if n > len(tr_all):
-                        continue
-                    tr = order[:n]
-                    centre = Y[tr].mean(axis=0)
-                    for m in models:
-                        p = fit_predict_target(m, _take(feats, tr), Y[tr], fs[tr], _take(feats, te), fs[te],
-                                               lams.get(m, 0.0), kernel_params, device)
-                        rows.append({"cell_id": cell, "stratum": stratum, "n_train": n, "seed": seed, "fold": int(k),
-                                     "model": m, "r2": per_sample_r2(p, Y[te]).mean(),
-                                     "cosine": per_sample_cosine(p, Y[te], centre).mean(),
-                                     "pearson_r_paper": pearson_r_paper(p, Y[te]),
-                                     "pearson_r_centred": pearson_r_centred(p, Y[te])})
-    return pd.DataFrame(rows)
-
-
 # --------------------------------------------------------------------------- files
 
 

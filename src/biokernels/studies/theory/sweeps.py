@@ -23,6 +23,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from biokernels.seeds import spawn_rngs
+
 from .closed_forms import (
     _check_int,
     _check_real,
@@ -128,11 +130,6 @@ def _baseline_row(wt, n_t, n_rep, rng) -> dict:
                 math.nan, theory, paper, sim)
 
 
-def _rngs(seed: int, n: int) -> list[np.random.Generator]:
-    _check_int("seed", seed, lo=0)
-    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(n)]
-
-
 def _int_list(name: str, values) -> list[int]:
     vals = list(values)
     if not vals:
@@ -188,7 +185,7 @@ def projection_vs_nt(d: int = 100, c_s: int = 40, n_s: int = 100,
     Source: paper, Theorem 1 (Eq. 7) and Fig. 2-style scaling in ``n_t``.
     """
     n_ts = _int_list("n_t_values", n_t_values)
-    rngs = _rngs(seed, len(n_ts) + 1)
+    rngs = spawn_rngs(seed, len(n_ts) + 1)
     ws, wt = make_task_pair(d, c_s, c_t, eps_fraction=eps_fraction, rng=rngs[0], norm_t2=norm_t2)
     return _frame([_projection_row(ws, wt, _check_int("n_s", n_s), nt, n_rep, g)
                    for nt, g in zip(n_ts, rngs[1:])])
@@ -231,7 +228,7 @@ def projection_vs_cs(d: int = 100,
     Source: paper, Theorem 1 and Corollary 1b.
     """
     css = _int_list("c_s_values", c_s_values)
-    rngs = _rngs(seed, 2 * len(css))
+    rngs = spawn_rngs(seed, 2 * len(css))
     rows = []
     for i, cs in enumerate(css):
         ws, wt = make_task_pair(d, cs, c_t, eps_fraction=eps_fraction, rng=rngs[2 * i],
@@ -273,7 +270,7 @@ def translation_vs_ns(d: int = 100, c: int = 2, n_t: int = 30,
     Source: paper, Theorem 2, Eq. 8.
     """
     nss = _int_list("n_s_values", n_s_values)
-    rngs = _rngs(seed, len(nss) + 1)
+    rngs = spawn_rngs(seed, len(nss) + 1)
     ws, wt = make_task_pair(d, c, c, angle=angle, rng=rngs[0], norm_t2=norm_t2)
     return _frame([_translation_row(ws, wt, ns, _check_int("n_t", n_t), n_rep, g, float(angle))
                    for ns, g in zip(nss, rngs[1:])])
@@ -309,7 +306,7 @@ def translation_vs_angle(d: int = 100, c: int = 2, n_s: int = 100, n_t: int = 30
     angs = [float(_check_real("angle", a, lo=0.0, hi=math.pi)) for a in angles]
     if not angs:
         raise ValueError("angles must be non-empty")
-    rngs = _rngs(seed, 2 * len(angs) + 1)
+    rngs = spawn_rngs(seed, 2 * len(angs) + 1)
     rows = []
     wt0 = None
     for i, a in enumerate(angs):
@@ -386,7 +383,7 @@ def theory_vs_simulation_grid(d_values: Sequence[int] = (24, 48, 96),
         if "baseline" in methods:
             for ntf in n_t_fractions:
                 specs.append(("baseline", d, 0, size(ntf, d), None))
-    rngs = _rngs(seed, 2 * len(specs))
+    rngs = spawn_rngs(seed, 2 * len(specs))
     rows = []
     for i, (meth, d, ns, nt, par) in enumerate(specs):
         g_pair, g_sim = rngs[2 * i], rngs[2 * i + 1]

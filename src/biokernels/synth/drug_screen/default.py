@@ -16,8 +16,8 @@ import pandas as pd
 
 from biokernels.errors import InputError
 from biokernels.features.fingerprints import parse_smiles
-from biokernels.synth.drug_screen.common import (CELL_ID_FORMAT, PERT_ID_FORMAT, _S_CONTROLS, _S_DRUGPICK,
-                                                 _S_GENEINFO, _check_seed, _rng)
+from biokernels.seeds import check_seed, make_rng
+from biokernels.synth.drug_screen.common import CELL_ID_FORMAT, PERT_ID_FORMAT, _S_CONTROLS, _S_DRUGPICK, _S_GENEINFO
 from biokernels.synth.drug_screen.design import default_design
 from biokernels.synth.drug_screen.geo_writer import write_geo_like
 from biokernels.synth.drug_screen.model import DrugResponseModel
@@ -96,10 +96,10 @@ def synthetic_gene_info(n_landmark: int = 978, n_other: int = 50, seed: int = 0)
     ValueError
         ``n_landmark < 1`` or ``n_other < 0``.
     """
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     if n_landmark < 1 or n_other < 0 or n_landmark + n_other > 99999:
         raise ValueError(f"need n_landmark >= 1 and n_other >= 0, got {n_landmark}, {n_other}")
-    rng = _rng(seed, _S_GENEINFO)
+    rng = make_rng(seed, _S_GENEINFO)
     n = n_landmark + n_other
     ids = np.sort(rng.choice(np.arange(1, 100000), size=n, replace=False))
     ids = ids[rng.permutation(n)]
@@ -148,13 +148,13 @@ def synthetic_cell_controls(n_cells: int, genes: Sequence[str], seed: int,
     ValueError
         Sizes out of range or duplicated gene ids.
     """
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     genes = [str(g) for g in genes]
     if n_cells < 1 or not genes or not 1 <= n_lineages <= len(LINEAGES) or n_cells > 999:
         raise ValueError(f"need 1 <= n_cells <= 999, genes, 1 <= n_lineages <= {len(LINEAGES)}")
     if len(set(genes)) != len(genes):
         raise ValueError("genes: duplicated gene ids")
-    rng = _rng(seed, _S_CONTROLS)
+    rng = make_rng(seed, _S_CONTROLS)
     G = len(genes)
     base = rng.normal(8.0, 2.0, G)
     F = rng.standard_normal((n_lineages, 4))
@@ -206,11 +206,11 @@ def generate_default(outdir: str | Path, seed: int = 0, n_drugs: int = 800, n_ce
     ValueError
         Sizes out of range (e.g. more drugs than the approved list holds).
     """
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     approved = approved_drug_smiles()
     if not 1 <= n_drugs <= len(approved):
         raise ValueError(f"n_drugs must be in 1..{len(approved)} (parseable approved drugs), got {n_drugs}")
-    pick = np.sort(_rng(seed, _S_DRUGPICK).choice(len(approved), n_drugs, replace=False))
+    pick = np.sort(make_rng(seed, _S_DRUGPICK).choice(len(approved), n_drugs, replace=False))
     drugs = approved.iloc[pick]
     gi = synthetic_gene_info(n_landmark, n_other_genes, seed)
     controls, cell_info = synthetic_cell_controls(n_cells, gi["pr_gene_id"].tolist(), seed)

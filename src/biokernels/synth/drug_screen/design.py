@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from biokernels.synth.drug_screen.common import _S_DESIGN, _check_seed, _rng
+from biokernels.seeds import check_seed, make_rng
+from biokernels.synth.drug_screen.common import _S_DESIGN
 
 
 def default_design(n_drugs: int = 800, n_cells: int = 70, n_targets: int = 5, seed: int = 0,
@@ -53,7 +54,7 @@ def default_design(n_drugs: int = 800, n_cells: int = 70, n_targets: int = 5, se
         Sizes that cannot be met (pools too small) or a target line that
         would not have more drugs than every source line.
     """
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     if not 1 <= n_targets < n_cells:
         raise ValueError(f"need 1 <= n_targets < n_cells, got {n_targets}, {n_cells}")
     if not 0 <= unseen_fraction < 1 or popularity_exponent < 0:
@@ -61,7 +62,7 @@ def default_design(n_drugs: int = 800, n_cells: int = 70, n_targets: int = 5, se
     (t_max, t_min), (s_max, s_min) = target_drugs, source_drugs
     if not (1 <= t_min <= t_max and 1 <= s_min <= s_max):
         raise ValueError("target_drugs and source_drugs must be (max, min) with 1 <= min <= max")
-    rng = _rng(seed, _S_DESIGN)
+    rng = make_rng(seed, _S_DESIGN)
     n_source = n_cells - n_targets
     order = rng.permutation(n_cells)
     targets, sources = np.sort(order[:n_targets]), order[n_targets:]

@@ -16,7 +16,8 @@ import pandas as pd
 from biokernels.errors import InputError
 from biokernels.io.download import atomic_destination
 from biokernels.io.gctx import GCT, write_gctx
-from biokernels.synth.drug_screen.common import PERT_ID_FORMAT, _S_WRITE, _check_seed, _rng
+from biokernels.seeds import check_seed, make_rng
+from biokernels.synth.drug_screen.common import PERT_ID_FORMAT, _S_WRITE
 from biokernels.synth.drug_screen.model import DrugResponseModel
 
 BAD_ID_START = 90001  # planted bad compounds: BRD-SYN90001... (clear of the drugs' ids)
@@ -186,7 +187,7 @@ def write_geo_like(outdir: str | Path, model: DrugResponseModel, pairs: pd.DataF
     ValueError
         Fractions or counts out of range.
     """
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     outdir = Path(outdir)
     for name, f in (("missing_dose_fraction", missing_dose_fraction), ("bad_compound_fraction", bad_compound_fraction),
                     ("sentinel_fraction", sentinel_fraction)):
@@ -220,7 +221,7 @@ def write_geo_like(outdir: str | Path, model: DrugResponseModel, pairs: pd.DataF
     target_cells = sorted(pairs.loc[pairs["is_target"], "cell_id"].unique())
     source_cells = [c for c in cells if c not in target_cells] or cells
 
-    rng = _rng(seed, _S_WRITE)
+    rng = make_rng(seed, _S_WRITE)
     # ---- planted bad compounds (extra perts; responses of a donor drug)
     n_bad = int(round(bad_compound_fraction * len(drugs)))
     n_bad = max(n_bad, 1) if bad_compound_fraction > 0 else 0
@@ -304,7 +305,7 @@ def write_geo_like(outdir: str | Path, model: DrugResponseModel, pairs: pd.DataF
     X = np.empty((G, n_inst), dtype=np.float32)
     truth_mean = np.empty((n_valid, int(lm_mask.sum())), dtype=np.float32)
     ctrl = model.controls.loc[cells].to_numpy()
-    noise_rng = _rng(seed, _S_WRITE, 1)
+    noise_rng = make_rng(seed, _S_WRITE, 1)
     n_floored = n_nudged = 0
     inst_cell = inst_df["cell_id"].to_numpy()
     for ci, cell in enumerate(cells):

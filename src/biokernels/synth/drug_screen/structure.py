@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 
 from biokernels.errors import InputError
-from biokernels.synth.drug_screen.common import PERT_ID_FORMAT, _check_seed
+from biokernels.seeds import check_seed
+from biokernels.synth.drug_screen.common import PERT_ID_FORMAT
 from biokernels.synth.drug_screen.geo_writer import write_geo_like
 from biokernels.synth.drug_screen.model import DrugResponseModel, _check_controls
 
@@ -66,7 +67,7 @@ def generate_from_structure(outdir: str | Path, seed: int, pairs: pd.DataFrame, 
     ValueError
         ``n_targets`` out of range.
     """
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     if not isinstance(pairs, pd.DataFrame) or not {"cell_id", "smiles"} <= set(pairs.columns):
         raise InputError("pairs: expected a DataFrame with columns 'cell_id' and 'smiles'")
     if len(pairs) == 0:

@@ -218,14 +218,14 @@ def loo_ridge_rel(K, y, grid: Sequence[float]) -> tuple[float, np.ndarray, np.nd
     y = np.asarray(y, dtype=np.float64)
     if K.ndim != 2 or K.shape[0] != K.shape[1] or y.shape != (K.shape[0],):
         raise InputError(f"loo_ridge_rel: expected K (n, n) and y (n,), got {K.shape} and {y.shape}")
-    lam, U = np.linalg.eigh(0.5 * (K + K.T))
-    lam = np.maximum(lam, 1e-12 * max(float(lam.max()), np.finfo(float).tiny))
+    evals, U = np.linalg.eigh(0.5 * (K + K.T))
+    evals = np.maximum(evals, 1e-12 * max(float(evals.max()), np.finfo(float).tiny))
     Uy = U.T @ y
     U2 = U * U
     scale = ridge_scale(K)
     mse, alphas = [], []
     for g in grid:
-        inv = 1.0 / (lam + g * scale)
+        inv = 1.0 / (evals + g * scale)
         alpha = U @ (inv * Uy)
         mse.append(float(np.mean((alpha / (U2 @ inv)) ** 2)))
         alphas.append(alpha)

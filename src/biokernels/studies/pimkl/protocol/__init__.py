@@ -14,8 +14,8 @@ docs/pimkl_notes.md describes the pieces in full.
 """
 
 from biokernels.studies.pimkl.protocol.data import NETWORK_DEFAULTS, load_cohort, load_network, read_weights
-from biokernels.studies.pimkl.protocol.model import (AGGREGATIONS, CLASSIFIERS, CRITERIA, LAMBDAS, METHODS,
-                                                     _check_fit_predict_inputs, _choose_lambda, _inner_kernels,
+from biokernels.studies.pimkl.protocol.model import (AGGREGATIONS, CLASSIFIERS, CRITERIA, EASYMKL_LAMS, METHODS,
+                                                     _check_fit_predict_inputs, _choose_easymkl_lam, _inner_kernels,
                                                      _score, _sub, fit_predict, fit_predict_path, svm_baselines)
 from biokernels.studies.pimkl.protocol.s1 import S1Result, _check_two_classes, _inner_splits, cv_splits, run_s1
 from biokernels.studies.pimkl.protocol.signatures import (median_signature, signature_correlation, signature_tests,
@@ -25,7 +25,7 @@ from biokernels.studies.pimkl.protocol.sensitivity import SENSITIVITY_VARIANTS, 
 
 __all__ = [
     "NETWORK_DEFAULTS", "load_network", "load_cohort", "read_weights",
-    "LAMBDAS", "CRITERIA", "CLASSIFIERS", "AGGREGATIONS", "METHODS", "fit_predict", "fit_predict_path",
+    "EASYMKL_LAMS", "CRITERIA", "CLASSIFIERS", "AGGREGATIONS", "METHODS", "fit_predict", "fit_predict_path",
     "svm_baselines",
     "cv_splits", "S1Result", "run_s1",
     "median_signature", "signature_tests", "significance_table", "signature_correlation",

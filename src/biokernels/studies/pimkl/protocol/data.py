@@ -11,9 +11,9 @@ import pandas as pd
 
 
 #: The PIMKL study's defaults per network format, below the source's own
-#: settings: its ``edges`` files carry a ``weight`` column (the generated
+#: settings: its ``edgelist`` files carry a ``weight`` column (the generated
 #: default network; the readers' own default is unweighted).
-NETWORK_DEFAULTS = {"edges": {"weight_col": "weight"}}
+NETWORK_DEFAULTS = {"edgelist": {"weight_col": "weight"}}
 
 
 def load_network(spec: dict) -> tuple[pd.DataFrame, dict]:
@@ -23,7 +23,7 @@ def load_network(spec: dict) -> tuple[pd.DataFrame, dict]:
     ----------
     spec : dict
         ``format``: a key of :data:`biokernels.io.networks.NETWORK_READERS`
-        (``"string"``, ``"sif"``, ``"edges"``, ``"gem"``); ``path``: the file;
+        (``"string"``, ``"sif"``, ``"edgelist"``, ``"gem"``, ``"biogrid"``); ``path``: the file;
         every other key is a setting of that format's reader (e.g.
         ``score_threshold`` of ``"string"`` on STRING's 0-1000 scale,
         ``interaction_types`` of ``"sif"``), over :data:`NETWORK_DEFAULTS`.

@@ -4,6 +4,8 @@ grid with the lambda-independent work done once (:func:`fit_predict_path`),
 the inner lambda grid, and the linear and RBF SVM baselines on precomputed
 Gram matrices (:func:`svm_baselines`).
 
+``easymkl_lam`` is EasyMKL's λ in [0, 1] (also its KOMD classifier's;
+``lam`` inside :mod:`biokernels.solvers.easymkl`), not a ridge.
 Labels are 0/1 with 1 = the positive class; scores rank class 1."""
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ log = logging.getLogger(__name__)
 
 
 #: EasyMKL lambda grid of Algorithm S1.
-LAMBDAS = (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
+EASYMKL_LAMS = (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
 CRITERIA = ("accuracy", "auc")
 CLASSIFIERS = ("komd", "svm")
 AGGREGATIONS = ("sum", "mean")
@@ -58,10 +60,10 @@ def _check_fit_predict_inputs(K_train, K_test, classifier: str):
     return K_train, K_test
 
 
-def fit_predict(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam: float, *, classifier: str = "komd",
+def fit_predict(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, easymkl_lam: float, *, classifier: str = "komd",
                 svm_C: float = 1.0, kernel_aggregation: str = "sum", weights: np.ndarray | None = None,
                 backend: str = "numba") -> tuple[np.ndarray, np.ndarray]:
-    """PIMKL(lam) on trace-normalized kernels: EasyMKL weights (or given
+    """PIMKL(easymkl_lam) on trace-normalized kernels: EasyMKL weights (or given
     ``weights``), then a classifier on ``sum_p w_p K_p`` (Algorithm S1 lines
     6-7 and 9-11).
 
@@ -70,7 +72,7 @@ def fit_predict(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam: flo
     K_train : ndarray (P, n, n)
     K_test : ndarray (P, m, n)
     y : ndarray (n,), 0/1
-    lam : float in [0, 1]
+    easymkl_lam : float in [0, 1]
         EasyMKL lambda (weights) and KOMD lambda (classifier).
     classifier : {"komd", "svm"}
         KOMD (EasyMKL's own classifier, the paper) or ``SVC(C=svm_C)``.
@@ -103,7 +105,8 @@ def fit_predict(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam: flo
 
     K_train, K_test = _check_fit_predict_inputs(K_train, K_test, classifier)
     if weights is None:
-        mkl = EasyMKL(lam=lam, kernel_aggregation=kernel_aggregation, psd_tol=None, backend=backend).fit(K_train, y)
+        mkl = EasyMKL(lam=easymkl_lam, kernel_aggregation=kernel_aggregation, psd_tol=None,
+                      backend=backend).fit(K_train, y)
         w = mkl.weights_
         if classifier == "komd":
             return mkl.decision_function(K_test), w
@@ -113,16 +116,16 @@ def fit_predict(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam: flo
     Ktr = np.tensordot(w, K_train, axes=1)
     Kte = np.tensordot(w, K_test, axes=1)
     if classifier == "komd":
-        clf = KOMD(lam=lam, psd_tol=None, backend=backend).fit(Ktr, y)
+        clf = KOMD(lam=easymkl_lam, psd_tol=None, backend=backend).fit(Ktr, y)
     else:
         clf = SVC(kernel="precomputed", C=svm_C).fit(Ktr, y)
     return clf.decision_function(Kte), w
 
 
-def fit_predict_path(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lambdas, *, classifier: str = "komd",
+def fit_predict_path(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, easymkl_lams, *, classifier: str = "komd",
                      svm_C: float = 1.0, kernel_aggregation: str = "sum", weights: np.ndarray | None = None,
                      backend: str = "numba") -> list[tuple[np.ndarray, np.ndarray] | InputError]:
-    """:func:`fit_predict` at every ``lam`` of ``lambdas`` on the same kernels
+    """:func:`fit_predict` at every ``easymkl_lam`` of ``easymkl_lams`` on the same kernels
     (the inner grid of Algorithm S1, lines 4-8), the lambda-independent work
     done once: the kernel checks, EasyMKL's aggregated kernel and kernel
     sketches (:meth:`~biokernels.solvers.easymkl.EasyMKL.fit_path`), and with
@@ -130,7 +133,7 @@ def fit_predict_path(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam
     depend on lambda).
 
     Entry ``j`` holds the same numbers as ``fit_predict(K_train, K_test, y,
-    lambdas[j], ...)`` (the same operations in the same order; checked in
+    easymkl_lams[j], ...)`` (the same operations in the same order; checked in
     tests/unit/test_pimkl.py), or the :class:`InputError` that call raises.
 
     Parameters
@@ -138,7 +141,7 @@ def fit_predict_path(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam
     K_train : ndarray (P, n, n)
     K_test : ndarray (P, m, n)
     y : ndarray (n,), 0/1
-    lambdas : sequence of float in [0, 1]
+    easymkl_lams : sequence of float in [0, 1]
     classifier, svm_C, kernel_aggregation, weights, backend :
         As :func:`fit_predict`.
 
@@ -157,15 +160,15 @@ def fit_predict_path(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam
     from biokernels.solvers.easymkl import KOMD, EasyMKL, weighted_kernel_sum
     from biokernels.solvers.kernel_lists import check_test_kernel_list
 
-    lambdas = [float(lam) for lam in lambdas]
-    bad = [lam for lam in lambdas if not 0.0 <= lam <= 1.0]
+    easymkl_lams = [float(lam) for lam in easymkl_lams]
+    bad = [lam for lam in easymkl_lams if not 0.0 <= lam <= 1.0]
     if bad:
-        raise InputError(f"lambdas must be in [0, 1], got {bad}")
+        raise InputError(f"easymkl_lams must be in [0, 1], got {bad}")
     try:
         K_train, K_test = _check_fit_predict_inputs(K_train, K_test, classifier)
         if weights is None:
             models = EasyMKL(kernel_aggregation=kernel_aggregation, psd_tol=None,
-                             backend=backend).fit_path(K_train, y, lambdas)
+                             backend=backend).fit_path(K_train, y, easymkl_lams)
             ok = next((m for m in models if not isinstance(m, InputError)), None)
             if ok is None:
                 return models
@@ -192,12 +195,12 @@ def fit_predict_path(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, lam
         Kte = np.tensordot(w, K_test, axes=1)
         if classifier == "komd":
             return [(clf.decision_function(Kte), w)
-                    for clf in KOMD(psd_tol=None, backend=backend).fit_path(Ktr, y, lambdas)]
+                    for clf in KOMD(psd_tol=None, backend=backend).fit_path(Ktr, y, easymkl_lams)]
         # the SVM on fixed weights does not depend on lambda (deterministic libsvm): fitted once
         s = SVC(kernel="precomputed", C=svm_C).fit(Ktr, y).decision_function(Kte)
-        return [(s, w) for _ in lambdas]
+        return [(s, w) for _ in easymkl_lams]
     except InputError as err:
-        return [err for _ in lambdas]
+        return [err for _ in easymkl_lams]
 
 
 def _inner_kernels(K: np.ndarray, inner: list) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -212,28 +215,28 @@ def _inner_kernels(K: np.ndarray, inner: list) -> list[tuple[np.ndarray, np.ndar
     return out
 
 
-def _choose_lambda(K: np.ndarray, y: np.ndarray, inner: list, lambdas, criterion: str, classifier: str,
-                   svm_C: float, aggregation: str, weights: np.ndarray | None = None, *,
-                   inner_kernels: list | None = None, reference: bool = False) -> tuple[float, np.ndarray]:
-    """Inner grid (Algorithm S1 lines 4-8): mean criterion per lambda over the
-    inner folds, argmax (first of ties).
+def _choose_easymkl_lam(K: np.ndarray, y: np.ndarray, inner: list, easymkl_lams, criterion: str, classifier: str,
+                        svm_C: float, aggregation: str, weights: np.ndarray | None = None, *,
+                        inner_kernels: list | None = None, reference: bool = False) -> tuple[float, np.ndarray]:
+    """Inner grid (Algorithm S1 lines 4-8): mean criterion per EasyMKL lambda
+    (``easymkl_lams``) over the inner folds, argmax (first of ties).
 
     ``reference=True``: the original loop, one :func:`fit_predict` per (inner
     fold, lambda) with the pure-Python KOMD loop; otherwise
     :func:`fit_predict_path` per inner fold (same numbers) on
     ``inner_kernels`` (:func:`_inner_kernels`; computed when None).
     """
-    scores = np.zeros((len(inner), len(lambdas)))
+    scores = np.zeros((len(inner), len(easymkl_lams)))
     if reference:
         for i, (a, b) in enumerate(inner):
             Ka, f = normalize_trace(_sub(K, a, a))
             Kb, _ = normalize_trace(_sub(K, b, a), f)
-            for j, lam in enumerate(lambdas):
+            for j, easymkl_lam in enumerate(easymkl_lams):
                 try:
-                    s, _ = fit_predict(Ka, Kb, y[a], lam, classifier=classifier, svm_C=svm_C,
+                    s, _ = fit_predict(Ka, Kb, y[a], easymkl_lam, classifier=classifier, svm_C=svm_C,
                                        kernel_aggregation=aggregation, weights=weights, backend="python")
                 except InputError as err:  # e.g. every kernel blind to the labels on this inner part
-                    log.warning("inner fold %d, lambda %g: %s; scored as -inf", i + 1, lam, err)
+                    log.warning("inner fold %d, lambda %g: %s; scored as -inf", i + 1, easymkl_lam, err)
                     scores[i, j] = -np.inf
                     continue
                 scores[i, j] = _score(y[b], s, criterion)
@@ -241,16 +244,16 @@ def _choose_lambda(K: np.ndarray, y: np.ndarray, inner: list, lambdas, criterion
         if inner_kernels is None:
             inner_kernels = _inner_kernels(K, inner)
         for i, ((a, b), (Ka, Kb)) in enumerate(zip(inner, inner_kernels)):
-            res = fit_predict_path(Ka, Kb, y[a], lambdas, classifier=classifier, svm_C=svm_C,
+            res = fit_predict_path(Ka, Kb, y[a], easymkl_lams, classifier=classifier, svm_C=svm_C,
                                    kernel_aggregation=aggregation, weights=weights)
-            for j, (lam, r) in enumerate(zip(lambdas, res)):
+            for j, (easymkl_lam, r) in enumerate(zip(easymkl_lams, res)):
                 if isinstance(r, InputError):  # e.g. every kernel blind to the labels on this inner part
-                    log.warning("inner fold %d, lambda %g: %s; scored as -inf", i + 1, lam, r)
+                    log.warning("inner fold %d, lambda %g: %s; scored as -inf", i + 1, easymkl_lam, r)
                     scores[i, j] = -np.inf
                     continue
                 scores[i, j] = _score(y[b], r[0], criterion)
     mean = scores.mean(axis=0)
-    return float(lambdas[int(np.argmax(mean))]), mean
+    return float(easymkl_lams[int(np.argmax(mean))]), mean
 
 
 def svm_baselines(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, inner: list, C_grid, criterion: str,

@@ -1,11 +1,12 @@
 """Algorithm S1 of PIMKL on one cohort (:func:`run_s1`): ``repeats`` x
 stratified ``folds``-fold CV (:func:`cv_splits`); per outer fold a
 standardization fitted on the training part, trace-normalized
-pathway-induced kernels, an inner stratified grid over the EasyMKL ``lam``,
-EasyMKL weights and a classifier (KOMD or an SVM) on ``sum_p w_p K_p``, the
-held-out AUC; baselines on the same folds (equal-weight mean of the pathway
-kernels, linear and RBF SVMs on all genes). ``reference=True`` runs the
-original implementation (the same tables).
+pathway-induced kernels, an inner stratified grid over EasyMKL's λ
+(``easymkl_lam``), EasyMKL weights and a classifier (KOMD or an SVM) on
+``sum_p w_p K_p``, the held-out AUC; baselines on the same folds
+(equal-weight mean of the pathway kernels, linear and RBF SVMs on all
+genes). ``reference=True`` runs the original implementation (the same
+tables).
 
 All randomness comes from explicit integer seeds; the same inputs and seed
 give the same tables."""
@@ -24,8 +25,8 @@ from sklearn.svm import SVC
 
 from biokernels.errors import InputError
 from biokernels.kernels.pathway import induce_pathways, normalize_trace, pathway_kernels
-from biokernels.studies.pimkl.protocol.model import (AGGREGATIONS, CLASSIFIERS, CRITERIA, LAMBDAS, _choose_lambda,
-                                                     _inner_kernels, fit_predict, svm_baselines)
+from biokernels.studies.pimkl.protocol.model import (AGGREGATIONS, CLASSIFIERS, CRITERIA, EASYMKL_LAMS,
+                                                     _choose_easymkl_lam, _inner_kernels, fit_predict, svm_baselines)
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +99,9 @@ class S1Result:
     Attributes
     ----------
     aucs : DataFrame, one row per (repeat, fold, method)
-        ``cohort, repeat, fold, method, auc, lam`` (``lam``: the chosen
-        lambda; NaN for the SVMs, whose chosen C is in ``C``), ``C``,
+        ``cohort, repeat, fold, method, auc, easymkl_lam`` (``easymkl_lam``:
+        the chosen EasyMKL/KOMD lambda; NaN for the SVMs, whose chosen C is
+        in ``C``), ``C``,
         ``n_train, n_test``, ``equal_weight_fallback`` (True where EasyMKL
         could not weight the kernels, e.g. all of them blind to the labels,
         and equal weights were used; logged). repeat/fold are 1-based.
@@ -118,7 +120,7 @@ class S1Result:
 
 def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene_sets: dict[str, list[str]], *,
            cohort: str = "<cohort>", repeats: int = 10, folds: int = 10, inner_folds: int = 3,
-           lambdas=LAMBDAS, criterion: str = "accuracy", classifier: str = "komd", svm_C: float = 1.0,
+           easymkl_lams=EASYMKL_LAMS, criterion: str = "accuracy", classifier: str = "komd", svm_C: float = 1.0,
            kernel_aggregation: str = "sum", baselines: bool = True, baseline_C_grid=(0.01, 0.1, 1.0, 10.0),
            seed: int = 0, min_genes: int = 2, reference: bool = False) -> S1Result:
     """Algorithm S1 (Supplementary; Section 3.1, Figures 3a, S1, S3) on one cohort.
@@ -126,10 +128,10 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
     For each of ``repeats`` x stratified ``folds``-fold outer splits: a
     :class:`~sklearn.preprocessing.StandardScaler` fitted on the training part
     (line 3); pathway-induced kernels ``X_p L_p Z_p^T`` of the standardized
-    data, trace-normalized on the training part (S.1); ``lam`` chosen by an
-    inner stratified ``inner_folds``-fold grid over ``lambdas`` on the
+    data, trace-normalized on the training part (S.1); EasyMKL's λ chosen by
+    an inner stratified ``inner_folds``-fold grid over ``easymkl_lams`` on the
     training part by ``criterion`` (lines 4-8; inner kernels are re-trace-
-    normalized on each inner training part); EasyMKL at the chosen ``lam`` on
+    normalized on each inner training part); EasyMKL at the chosen λ on
     the whole training part (line 9), weights recorded (line 10), AUC of the
     classifier on ``sum_p w_p K_p(train, test)`` (line 11).
 
@@ -148,8 +150,8 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
         Name in the tables and messages.
     repeats, folds, inner_folds : int
         Paper: 10, 10, 3.
-    lambdas : sequence of float in [0, 1]
-        Paper: :data:`LAMBDAS`.
+    easymkl_lams : sequence of float in [0, 1]
+        EasyMKL's λ grid. Paper: :data:`EASYMKL_LAMS`.
     criterion : {"accuracy", "auc"}
         Inner-grid criterion (paper: accuracy).
     classifier : {"komd", "svm"}
@@ -197,9 +199,9 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
         raise InputError(f"classifier {classifier!r}: expected one of {CLASSIFIERS}")
     if kernel_aggregation not in AGGREGATIONS:
         raise InputError(f"kernel_aggregation {kernel_aggregation!r}: expected one of {AGGREGATIONS}")
-    bad = [lam for lam in lambdas if not 0.0 <= float(lam) <= 1.0]
+    bad = [lam for lam in easymkl_lams if not 0.0 <= float(lam) <= 1.0]
     if bad:
-        raise InputError(f"lambdas must be in [0, 1], got {bad}")
+        raise InputError(f"easymkl_lams must be in [0, 1], got {bad}")
     backend = "python" if reference else "numba"
     if not isinstance(X, pd.DataFrame):
         raise InputError(f"cohort {cohort!r}: X must be a DataFrame with gene columns")
@@ -234,31 +236,33 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
         Kte, _ = normalize_trace(Kte_raw, fac)
         base = {"cohort": cohort, "repeat": r + 1, "fold": f + 1, "n_train": len(tr), "n_test": len(te)}
         inner_K = None if reference else _inner_kernels(Ktr_raw, inner)
-        lam, _ = _choose_lambda(Ktr_raw, yv[tr], inner, lambdas, criterion, classifier, svm_C, kernel_aggregation,
-                                inner_kernels=inner_K, reference=reference)
+        easymkl_lam, _ = _choose_easymkl_lam(Ktr_raw, yv[tr], inner, easymkl_lams, criterion, classifier, svm_C,
+                                             kernel_aggregation, inner_kernels=inner_K, reference=reference)
         try:
-            s, w = fit_predict(Ktr, Kte, ytr, lam, classifier=classifier, svm_C=svm_C,
+            s, w = fit_predict(Ktr, Kte, ytr, easymkl_lam, classifier=classifier, svm_C=svm_C,
                                kernel_aggregation=kernel_aggregation, backend=backend)
             fallback = False
         except InputError as err:
             # degenerate data (e.g. a few 2-gene pathways): EasyMKL cannot
             # weight; equal weights are used and flagged in the table
             log.warning("cohort %s %s: EasyMKL failed (%s); equal weights used", cohort, where, err)
-            s, w = fit_predict(Ktr, Kte, ytr, lam, classifier=classifier, svm_C=svm_C, weights=np.ones(P),
+            s, w = fit_predict(Ktr, Kte, ytr, easymkl_lam, classifier=classifier, svm_C=svm_C, weights=np.ones(P),
                                backend=backend)
             fallback = True
-        auc_rows.append({**base, "method": "pimkl", "auc": float(roc_auc_score(yte, s)), "lam": lam, "C": np.nan,
+        auc_rows.append({**base, "method": "pimkl", "auc": float(roc_auc_score(yte, s)), "easymkl_lam": easymkl_lam,
+                         "C": np.nan,
                          "equal_weight_fallback": fallback})
         w_rows.append(pd.DataFrame({"cohort": cohort, "repeat": r + 1, "fold": f + 1, "pathway": names,
                                     "weight": w}))
         if baselines:
             eq = np.full(P, 1.0 / P)
-            lam_eq, _ = _choose_lambda(Ktr_raw, yv[tr], inner, lambdas, criterion, classifier, svm_C,
-                                       kernel_aggregation, weights=eq, inner_kernels=inner_K, reference=reference)
+            lam_eq, _ = _choose_easymkl_lam(Ktr_raw, yv[tr], inner, easymkl_lams, criterion, classifier, svm_C,
+                                            kernel_aggregation, weights=eq, inner_kernels=inner_K,
+                                            reference=reference)
             s, _ = fit_predict(Ktr, Kte, ytr, lam_eq, classifier=classifier, svm_C=svm_C, weights=eq,
                                backend=backend)
             auc_rows.append({**base, "method": "pathway_mean", "auc": float(roc_auc_score(yte, s)),
-                             "lam": lam_eq, "C": svm_C if classifier == "svm" else np.nan})
+                             "easymkl_lam": lam_eq, "C": svm_C if classifier == "svm" else np.nan})
             svms = None if reference else svm_baselines(Xtr, ytr, Xte, inner, baseline_C_grid, criterion)
             for kind in ("linear", "rbf"):
                 if reference:
@@ -269,10 +273,12 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
                 else:
                     s, C = svms[kind]
                 auc_rows.append({**base, "method": f"svm_{kind}", "auc": float(roc_auc_score(yte, s)),
-                                 "lam": np.nan, "C": float(C)})
-        log.info("cohort %s %s: lambda %.1f, PIMKL AUC %.3f", cohort, where, lam, auc_rows[-1 - 3 * baselines]["auc"])
+                                 "easymkl_lam": np.nan, "C": float(C)})
+        log.info("cohort %s %s: EasyMKL lambda %.1f, PIMKL AUC %.3f", cohort, where, easymkl_lam,
+                 auc_rows[-1 - 3 * baselines]["auc"])
     aucs = pd.DataFrame(auc_rows)
     aucs["equal_weight_fallback"] = aucs["equal_weight_fallback"].astype("boolean").fillna(False).astype(bool)
-    aucs = aucs[["cohort", "repeat", "fold", "method", "auc", "lam", "C", "n_train", "n_test", "equal_weight_fallback"]]
+    aucs = aucs[["cohort", "repeat", "fold", "method", "auc", "easymkl_lam", "C", "n_train", "n_test",
+                 "equal_weight_fallback"]]
     table = table.reset_index().assign(cohort=cohort)
     return S1Result(aucs, pd.concat(w_rows, ignore_index=True), table)

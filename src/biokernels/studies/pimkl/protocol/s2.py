@@ -1,7 +1,7 @@
 """Algorithm S2 of PIMKL on a large cohort (:func:`run_s2`): ``folds``
 random splits with ``per_class`` training samples per class
-(:func:`s2_splits`) and a fixed ``lam`` (paper 100 folds, 20 per class,
-0.2), on mRNA, CNA or both (all kernels in one mixture), and the
+(:func:`s2_splits`) and a fixed EasyMKL λ ``easymkl_lam`` (paper 100 folds,
+20 per class, 0.2), on mRNA, CNA or both (all kernels in one mixture), and the
 *transferred* signature (median weights of the other cohorts) used with KOMD
 (Figures 5, 6 and S4)."""
 
@@ -65,7 +65,7 @@ def s2_splits(y, folds: int, per_class: int, seed: int, cohort: str = "<cohort>"
 
 
 def run_s2(omics: dict[str, pd.DataFrame], y, edges: pd.DataFrame, gene_sets: dict[str, list[str]], *,
-           cohort: str = "<cohort>", folds: int = 100, per_class: int = 20, lam: float = 0.2,
+           cohort: str = "<cohort>", folds: int = 100, per_class: int = 20, easymkl_lam: float = 0.2,
            modes: dict[str, list[str]] | None = None, transferred: pd.Series | None = None,
            kernel_aggregation: str = "sum", seed: int = 0, min_genes: int = 2) -> S2Result:
     """Algorithm S2 (Supplementary; Section 3.2, Figures 5, 6, S4) on one large cohort.
@@ -74,9 +74,9 @@ def run_s2(omics: dict[str, pd.DataFrame], y, edges: pd.DataFrame, gene_sets: di
     training samples (line 3), its pathway kernels are computed and
     trace-normalized; for each mode (a list of data types, e.g. ``mrna``,
     ``cna``, ``both = [mrna, cna]``: all kernels in one mixture, Section 2.2),
-    EasyMKL(``lam``) weights and its KOMD classifier (lines 4-6). With
+    EasyMKL(``easymkl_lam``) weights and its KOMD classifier (lines 4-6). With
     ``transferred`` (a signature over pathway names, e.g. the median weights
-    of other cohorts), KOMD(``lam``) on the mRNA kernels combined with those
+    of other cohorts), KOMD(``easymkl_lam``) on the mRNA kernels combined with those
     weights is scored too (Figure 5: pathways without a transferred weight get
     0; the weights are renormalized to sum 1).
 
@@ -90,8 +90,8 @@ def run_s2(omics: dict[str, pd.DataFrame], y, edges: pd.DataFrame, gene_sets: di
     cohort : str
     folds, per_class : int
         Paper: 100, 20.
-    lam : float
-        Paper: 0.2.
+    easymkl_lam : float in [0, 1]
+        EasyMKL's λ (also its KOMD's). Paper: 0.2.
     modes : dict mode -> list of data types, optional
         Default: each data type alone, plus ``both`` (all) when there are
         several.
@@ -155,7 +155,7 @@ def run_s2(omics: dict[str, pd.DataFrame], y, edges: pd.DataFrame, gene_sets: di
         for m, ts in modes.items():
             Ka = np.concatenate([Ktr[t] for t in ts])
             Kb = np.concatenate([Kte[t] for t in ts])
-            mkl = EasyMKL(lam=lam, kernel_aggregation=kernel_aggregation, psd_tol=None).fit(Ka, yv[tr])
+            mkl = EasyMKL(lam=easymkl_lam, kernel_aggregation=kernel_aggregation, psd_tol=None).fit(Ka, yv[tr])
             auc_rows.append({**base, "omics": m, "weights": "trained",
                              "auc": float(roc_auc_score(yv[te], mkl.decision_function(Kb)))})
             kern = [n for t in ts for n in omics_kernel_names(induced[t], t)]
@@ -163,7 +163,7 @@ def run_s2(omics: dict[str, pd.DataFrame], y, edges: pd.DataFrame, gene_sets: di
                                         "pathway": [n.rsplit("|", 1)[0] for n in kern],
                                         "data_type": [n.rsplit("|", 1)[1] for n in kern], "weight": mkl.weights_}))
         if w_tr is not None:
-            clf = KOMD(lam=lam, psd_tol=None).fit(np.tensordot(w_tr, Ktr["mrna"], axes=1), yv[tr])
+            clf = KOMD(lam=easymkl_lam, psd_tol=None).fit(np.tensordot(w_tr, Ktr["mrna"], axes=1), yv[tr])
             s = clf.decision_function(np.tensordot(w_tr, Kte["mrna"], axes=1))
             auc_rows.append({**base, "omics": "mrna", "weights": "transferred", "auc": float(roc_auc_score(yv[te], s))})
     aucs = pd.DataFrame(auc_rows)[["fold", "omics", "weights", "auc", "n_train", "n_test"]]
