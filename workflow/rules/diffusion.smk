@@ -237,6 +237,40 @@ rule diffusion_sensitivity:
         "../scripts/diffusion_sensitivity.py"
 
 
+rule diffusion_predict:
+    """GPU-tagged: new function predictions of the data set,
+    `diffusion.predict.formulation` trained on every annotated protein with
+    the protocol's code; per-function CV AUC and expected precision."""
+    input:
+        eigen=diffusion_eigen_files,
+        labels="resources/diffusion/{ds}/labels.tsv",
+        splits="resources/diffusion/{ds}/splits/00.tsv",  # read for the protein order only
+    output:
+        scores="results/diffusion/{ds}/predictions/scores.tsv",
+        probabilities="results/diffusion/{ds}/predictions/probabilities.tsv",
+        top_k="results/diffusion/{ds}/predictions/top_k.tsv",
+        functions="results/diffusion/{ds}/predictions/functions.tsv",
+    log:
+        "results/diffusion/{ds}/logs/predict.log",
+    benchmark:
+        "results/diffusion/{ds}/benchmarks/predict.tsv"
+    conda:
+        ENV_TORCH
+    threads: 2
+    resources:
+        gpu=1,
+        slurm_partition=GPU_PARTITION,
+        mem_mb=mem_per_attempt(8000),
+    params:
+        cfg=diffusion_params(DIFFUSION_SPLIT_KEYS),
+        formulation=DIFFUSION.get("predict", {}).get("formulation", "mDKL"),
+        top_k=DIFFUSION.get("predict", {}).get("top_k", 5),
+        seed=SEED,
+        device=DEVICE,
+    script:
+        "../scripts/diffusion_predict.py"
+
+
 rule diffusion_plot:
     input:
         "results/diffusion/{ds}/tables/{kind}.tsv",
@@ -329,3 +363,15 @@ rule dkl_protocols:
     step, train-only kernel-scale choice) on each configured network."""
     input:
         diffusion_protocol_targets,
+
+
+rule dkl_predict:
+    """New function predictions of every configured data set: scores,
+    probabilities, top-k new functions per protein, per-function CV AUC and
+    expected precision."""
+    input:
+        [
+            f"results/diffusion/{ds}/predictions/{kind}.tsv"
+            for ds in DIFFUSION_DATASETS
+            for kind in ("scores", "probabilities", "top_k", "functions")
+        ],
