@@ -14,28 +14,6 @@ REPO = Path(__file__).resolve().parents[2]
 PROTOCOLS = REPO / "config/paper_protocols.yaml"
 
 
-def test_project_protocols_are_valid_and_name_settings_the_default_config_has():
-    """Every `key` setting of the shipped protocols names a key the default
-    config (or a source of it) has, so that no setting is silently skipped."""
-    protocols = load_protocols(PROTOCOLS)
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    for study, settings in protocols.items():
-        section = config.get(study) or {}
-        for s in settings:
-            if "key" not in s:
-                continue
-            keys = s["key"] if isinstance(s["key"], list) else [s["key"]]
-            plain = [k for k in keys if "{" not in k]
-            if plain:
-                node_found = False
-                for k in plain:
-                    node = section
-                    for part in k.split("."):
-                        node = node.get(part) if isinstance(node, dict) else None
-                    node_found |= node is not None or "default" in s
-                assert node_found, f"{study}: {s['what']}: none of {plain} in config/config.yaml"
-
-
 @pytest.mark.parametrize("setting, section, values, expect", [
     ({"what": "w", "key": ["sources.{ds}.step", "step"], "paper": 0.1}, {"step": 0.1, "sources": {"a": {"step": 0.05}}},
      {"ds": "a"}, 0.05),                                          # the data set's own value wins

@@ -447,8 +447,8 @@ def test_departures_come_from_the_config_and_label_only_rows_they_affect(tmp_pat
     rows = {(r["id"], r["note"]): r for _, r in table.iterrows()}
     fine = rows[("dkl_ligand_mean_roc_mdkl", "dkl_ligand=real_fine")]
     assert "beta grid step: 0.01 (paper: beta_i = -0.1 x i)" in fine["protocol"]
-    assert fine["verdict"].startswith("differs with a stated deviation") or fine["verdict"].startswith(
-        "reproduced with a stated deviation")
+    # 0.85 against the paper's 0.85 +- 0.02: the numbers agree, the departure labels the verdict
+    assert fine["verdict"].startswith("reproduced with a stated deviation: ")
     nc_fine = rows[("dkl_ligand_mean_roc_neighbor_counting", "dkl_ligand=real_fine")]
     nc = rows[("dkl_ligand_mean_roc_neighbor_counting", "dkl_ligand=real")]
     assert "beta" not in nc_fine["protocol"] and nc_fine["protocol"] == nc["protocol"]

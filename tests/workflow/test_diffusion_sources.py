@@ -25,24 +25,11 @@ import pytest
 import yaml
 
 from conftest import REPO, run_snakemake
+from fakes.biogrid import TAB3_COLUMNS
 
 TINY_DKL = REPO / ".test/config/diffusion_tiny.yaml"
 N = 150
 ORFS = [f"Y{'ABCDEFGHIJKLMNOP'[i // 10]}L{i % 10:03d}W" for i in range(N)]
-
-TAB3_COLUMNS = [
-    "#BioGRID Interaction ID", "Entrez Gene Interactor A", "Entrez Gene Interactor B", "BioGRID ID Interactor A",
-    "BioGRID ID Interactor B", "Systematic Name Interactor A", "Systematic Name Interactor B",
-    "Official Symbol Interactor A", "Official Symbol Interactor B", "Synonyms Interactor A",
-    "Synonyms Interactor B", "Experimental System", "Experimental System Type", "Author", "Publication Source",
-    "Organism ID Interactor A", "Organism ID Interactor B", "Throughput", "Score", "Modification",
-    "Qualifications", "Tags", "Source Database", "SWISS-PROT Accessions Interactor A",
-    "TREMBL Accessions Interactor A", "REFSEQ Accessions Interactor A", "SWISS-PROT Accessions Interactor B",
-    "TREMBL Accessions Interactor B", "REFSEQ Accessions Interactor B", "Ontology Term IDs",
-    "Ontology Term Names", "Ontology Term Categories", "Ontology Term Qualifier IDs",
-    "Ontology Term Qualifier Names", "Ontology Term Types", "Organism Name Interactor A",
-    "Organism Name Interactor B",
-]
 
 
 def _tab3_row(n, a, b, kind="physical", org_b="559292", sys_a=None):

@@ -17,10 +17,7 @@ COVERAGE_SCHEMA = os.path.join(workflow.basedir, "schemas", "coverage.schema.yam
 COVERAGE_ITEMS = _load_coverage(COVERAGE_YAML, COVERAGE_SCHEMA)
 _COVERAGE_PROBLEMS = _coverage_reference_errors(
     COVERAGE_ITEMS,
-    entry_ids=[
-        e["id"]
-        for e in _load_paper_values(REPORT_PAPER_VALUES, REPORT_SCHEMA)["entries"]
-    ],
+    entry_ids=REPORT_ENTRY_IDS,
     rules=[r.name for r in workflow.rules],
 )
 if _COVERAGE_PROBLEMS:

@@ -21,6 +21,9 @@ REPORT_PROTOCOLS_SCHEMA = os.path.join(
     workflow.basedir, "schemas", "paper_protocols.schema.yaml"
 )
 REPORT_CATEGORY = "0. Paper vs reproduction"
+# read and validated once: the tables, the protocol check and the coverage check use it
+REPORT_DOC = _load_paper_values(REPORT_PAPER_VALUES, REPORT_SCHEMA)
+REPORT_ENTRY_IDS = [e["id"] for e in REPORT_DOC["entries"]]
 
 # --- Studies in the report -------------------------------------------------
 # study (the `source.study` of paper_values.yaml) -> its targets list. A study
@@ -95,10 +98,7 @@ _REPORT_PROTOCOLS = _load_protocols(REPORT_PROTOCOLS, REPORT_PROTOCOLS_SCHEMA)
 _REPORT_PROTOCOL_PROBLEMS = _protocol_problems(
     _REPORT_PROTOCOLS,
     config,
-    [
-        e["id"]
-        for e in _load_paper_values(REPORT_PAPER_VALUES, REPORT_SCHEMA)["entries"]
-    ],
+    REPORT_ENTRY_IDS,
 )
 if _REPORT_PROTOCOL_PROBLEMS:
     raise WorkflowError(f"{REPORT_PROTOCOLS}:\n" + "\n".join(_REPORT_PROTOCOL_PROBLEMS))
@@ -111,7 +111,7 @@ REPORT_CONTEXT = {
 REPORT_TABLES = [
     f"results/{t}"
     for t in _required_tables(
-        _load_paper_values(REPORT_PAPER_VALUES, REPORT_SCHEMA),
+        REPORT_DOC,
         _ReportContext.from_mapping(REPORT_CONTEXT),
     )
 ]

@@ -63,14 +63,11 @@ def _reduce(values: np.ndarray, how: str) -> float:
     return float(fn(v))
 
 
-def select_value(table: pd.DataFrame, sel: Mapping, entry_id: str, table_name: str) -> float:
-    """The number ``sel`` picks from ``table``: rows matching every filter of
-    ``select`` (a value or a list of values per column; numbers matched with
-    a relative tolerance), optionally sorted (``sort_by``), the ``column``'s
-    values reduced (``reduce``, default ``single``: exactly one row); with
-    ``group_by``, reduced per group and then over the groups
-    (``group_reduce``). :class:`SelectorError` names the entry, table and
-    selector when a column or row is missing."""
+def select_rows(table: pd.DataFrame, sel: Mapping, entry_id: str, table_name: str) -> pd.DataFrame:
+    """The rows of ``table`` matching every filter of ``sel["select"]``;
+    :class:`SelectorError` names the entry, table and selector when a column
+    ``sel`` needs is missing, a filter value matches no row, or no row
+    matches them all."""
     where = f"entry {entry_id!r}: table {table_name}: {_describe(sel)}"
     filters = sel.get("select") or {}
     needed = [*filters, sel["column"], *([sel["sort_by"]] if sel.get("sort_by") else []),
@@ -91,6 +88,19 @@ def select_value(table: pd.DataFrame, sel: Mapping, entry_id: str, table_name: s
     rows = table[mask]
     if rows.empty:
         raise SelectorError(f"{where}: no row matches all filters")
+    return rows
+
+
+def select_value(table: pd.DataFrame, sel: Mapping, entry_id: str, table_name: str) -> float:
+    """The number ``sel`` picks from ``table``: rows matching every filter of
+    ``select`` (a value or a list of values per column; numbers matched with
+    a relative tolerance), optionally sorted (``sort_by``), the ``column``'s
+    values reduced (``reduce``, default ``single``: exactly one row); with
+    ``group_by``, reduced per group and then over the groups
+    (``group_reduce``). :class:`SelectorError` names the entry, table and
+    selector when a column or row is missing."""
+    rows = select_rows(table, sel, entry_id, table_name)
+    where = f"entry {entry_id!r}: table {table_name}: {_describe(sel)}"
     if sel.get("sort_by"):
         rows = rows.sort_values(sel["sort_by"], kind="stable")
     how = sel.get("reduce", "single")

@@ -4,7 +4,6 @@ view."""
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Mapping
@@ -17,7 +16,7 @@ from biokernels.departures import row_departures
 from biokernels.report.context import Context, expand_source
 from biokernels.report.judge import _paper_value_text, compose_verdict, judge, resolve_tolerance, verdict_kind
 from biokernels.report.kinds import COLUMNS, DEVIATION_LABEL, VERDICT_KINDS, SelectorError
-from biokernels.report.select import _match, _reduce, select_value
+from biokernels.report.select import _reduce, select_rows, select_value
 
 
 def _read(path: Path, cache: dict) -> pd.DataFrame:
@@ -47,8 +46,7 @@ def _value_of(src: Mapping, results_dir: Path, cache: dict, entry_id: str) -> fl
     col = src["each"]
     if col not in main.columns:
         raise SelectorError(f"entry {entry_id!r}: table {src['table']}: no column {col!r} for `each`")
-    rows = main[functools.reduce(lambda m, kv: m & _match(main[kv[0]], kv[1]),
-                                 (src.get("select") or {}).items(), pd.Series(True, index=main.index))]
+    rows = select_rows(main, src, entry_id, src["table"])
     per = []
     for g in pd.unique(rows[col]):
         s = {**src, "select": {**(src.get("select") or {}), col: g}}
