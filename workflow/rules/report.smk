@@ -36,6 +36,7 @@ REPORT_STUDIES = {
     "pimkl": PK_TARGETS,
     "mmdt": MM_TARGETS,
     "mkl_transfer": MT_TARGETS,
+    "images": IM_TARGETS,
 }
 
 
@@ -82,6 +83,7 @@ REPORT_PLACEHOLDERS = {
         if PK_LARGE and PK_TRANSFER_COHORTS
         else {}
     ),
+    "im_dataset": {IM_NAME: _source_data("images", IM_NAME, IM["dataset"])},
     "mkl_dataset": {
         "digits": "substitute: 8x8 digits with generated corruptions stand in for CIFAR-10-C"
     },
