@@ -512,6 +512,27 @@ def run_worker(script: str | Path, spec: dict, timeout: float) -> dict:
     return res
 
 
+def run_worker_rounds(script: str | Path, methods: list[str], spec_of: Callable[[str], dict], *, repeats: int,
+                      timeout: float, single_run_above_s: float, describe: Callable[[str, int, dict], None]
+                      ) -> dict[str, list[dict]]:
+    """Each method in a fresh worker (:func:`run_worker`), ``repeats`` rounds
+    in rotated order (:func:`rotated`); after a first round where a run took
+    longer than ``single_run_above_s`` or failed, no more rounds.
+    ``describe(method, round, result)`` is called after every run. Returns
+    method -> its results, in round order."""
+    runs: dict[str, list[dict]] = {m: [] for m in methods}
+    r = 0
+    while r < repeats:
+        for m in rotated(list(methods), r):
+            res = run_worker(script, spec_of(m), timeout)
+            describe(m, r, res)
+            runs[m].append(res)
+        if r == 0 and any(x.get("fit_s", 0) > single_run_above_s or "error" in x for v in runs.values() for x in v):
+            repeats = 1
+        r += 1
+    return runs
+
+
 def mem_available_gib() -> float:
     """``MemAvailable`` of /proc/meminfo in GiB (16 where it cannot be read)."""
     try:

@@ -60,7 +60,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import (begin_report, finish_report, log, mem_available_gib, peak_rss_mib,  # noqa: E402
-                      pin_threads, run_worker)
+                      pin_threads, run_worker_rounds)
 from bench_ntk_krr import make_data  # noqa: E402
 
 METHODS = ("exact", "nystrom", "cg_matrix_free")
@@ -210,28 +210,22 @@ def main(argv=None) -> int:
                     log(f"n={n}: cg_matrix_free skipped (n > --max-cg-n {args.max_cg_n})")
                     continue
                 todo.append(m)
-            runs = {m: [] for m in todo}
-            repeats = args.repeats
-            r = 0
-            while r < repeats:
-                order = todo[r % len(todo):] + todo[:r % len(todo)]
-                for m in order:
-                    spec = {"n": n, "method": m, "threads": args.threads, "device": args.device,
-                            "n_test": args.n_test, "n_drugs": args.n_drugs, "n_cells": args.n_cells,
-                            "genes": args.genes, "lam": args.lam, "seed": args.seed, "centres": centres,
-                            "nystrom_tol": args.nystrom_tol, "max_centres": args.max_centres,
-                            "cg_tol": args.cg_tol, "precond_rank": args.precond_rank, "block_mib": args.block_mib,
-                            "pred_path": str(tmp / f"{n}_{m}.npy")}
-                    res = run_worker(__file__, spec, args.timeout)
-                    log(f"n={n} {m} repeat {r + 1}: " + ", ".join(
-                        f"{k}={res[k]:.3g}" if isinstance(res.get(k), float) else f"{k}={res.get(k)}"
-                        for k in ("fit_s", "predict_s", "peak_rss_gib", "r2", "centres", "iterations", "error")
-                        if k in res))
-                    runs[m].append(res)
-                if r == 0 and any(x.get("fit_s", 0) > args.single_run_above_s or "error" in x
-                                  for v in runs.values() for x in v):
-                    repeats = 1
-                r += 1
+            def spec_of(m, n=n):
+                return {"n": n, "method": m, "threads": args.threads, "device": args.device,
+                        "n_test": args.n_test, "n_drugs": args.n_drugs, "n_cells": args.n_cells,
+                        "genes": args.genes, "lam": args.lam, "seed": args.seed, "centres": centres,
+                        "nystrom_tol": args.nystrom_tol, "max_centres": args.max_centres,
+                        "cg_tol": args.cg_tol, "precond_rank": args.precond_rank, "block_mib": args.block_mib,
+                        "pred_path": str(tmp / f"{n}_{m}.npy")}
+
+            def describe(m, r, res, n=n):
+                log(f"n={n} {m} repeat {r + 1}: " + ", ".join(
+                    f"{k}={res[k]:.3g}" if isinstance(res.get(k), float) else f"{k}={res.get(k)}"
+                    for k in ("fit_s", "predict_s", "peak_rss_gib", "r2", "centres", "iterations", "error")
+                    if k in res))
+
+            runs = run_worker_rounds(__file__, todo, spec_of, repeats=args.repeats, timeout=args.timeout,
+                                     single_run_above_s=args.single_run_above_s, describe=describe)
             exact_pred = np.load(tmp / f"{n}_exact.npy") if (tmp / f"{n}_exact.npy").exists() else None
             exact_r2 = None
             for m, rs in runs.items():

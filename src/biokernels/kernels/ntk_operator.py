@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from biokernels.kernels.ntk import B_STD, W_STD, _all_finite, _check_params, _layer1, _ntk_block_
+from biokernels.kernels.operator_base import RowBlockedOperator
 
 ArrayLike = np.ndarray | torch.Tensor
 
@@ -33,7 +34,7 @@ def _index(idx, size: int, device: torch.device, name: str) -> torch.Tensor:
     return t
 
 
-class PairNTKOperator:
+class PairNTKOperator(RowBlockedOperator):
     """``K[i, j] = NTK(x_i, x_j)`` over n (drug, cell line) pairs, never formed.
 
     Parameters
@@ -72,6 +73,8 @@ class PairNTKOperator:
     many right-hand sides follows Falkon (Meanti et al. 2020, Sec. 3) and
     KeOps' matrix-free reductions (Charlier et al. 2021).
     """
+
+    _buffers = 3  # a block and two scratch blocks
 
     def __init__(self, D: ArrayLike, C: ArrayLike, pairs, *, w_std: float = W_STD, b_std: float = B_STD,
                  fan_in: float | None = None, dtype: torch.dtype = torch.float32, device=None,
@@ -113,18 +116,6 @@ class PairNTKOperator:
     def n(self) -> int:
         """Number of samples (pairs)."""
         return int(self.pd.numel())
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.n, self.n
-
-    @property
-    def itemsize(self) -> int:
-        return torch.finfo(self.dtype).bits // 8
-
-    def block_rows(self, m: int) -> int:
-        """Rows per block against m columns within ``block_bytes``."""
-        return max(1, self.block_bytes // max(1, 3 * m * self.itemsize))
 
     def _s_diag(self, d: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
         return _layer1(self.sq_d[d] + self.sq_c[c], self.w2, self.b2, self.fan_in)
@@ -193,55 +184,17 @@ class PairNTKOperator:
         out.add_(t1)
         _ntk_block_(out, sx, sz, self.w2, self.b2, self.fan_in, t1, t2)
 
-    def row_blocks(self, start: int = 0, stop: int | None = None, m: int | None = None):
-        """Yield ``slice`` objects of consecutive rows in ``[start, stop)``,
-        each of :meth:`block_rows` ``(m)`` rows (m: the column count, default n)."""
-        stop = self.n if stop is None else stop
-        b = self.block_rows(self.n if m is None else m)
-        for s in range(start, stop, b):
-            yield slice(s, min(s + b, stop))
-
     def panel(self, cols) -> "ColumnPanel":
         """A :class:`ColumnPanel` for the fixed columns ``cols`` (e.g.
         Nystrom centres), which evaluates ``K[rows, cols]`` block by block."""
         return ColumnPanel(self, cols)
 
-    def matmul(self, V: torch.Tensor, rows: slice | None = None, out: torch.Tensor | None = None,
-               col_chunk: int | None = None) -> torch.Tensor:
-        """``K[rows, :] @ V`` streamed over row blocks, never forming more
-        than one block of K.
-
-        Parameters
-        ----------
-        V : torch.Tensor, shape (n, c), on the operator's device; any float
-            dtype (the products run in V's dtype; the kernel block is cast).
-        rows : slice, optional
-            Consecutive rows (default all): the share of one process in a
-            distributed product.
-        out : torch.Tensor, shape (len(rows), c), optional
-
-        Returns
-        -------
-        torch.Tensor, shape (len(rows), c), V's dtype.
-
-        Raises
-        ------
-        ValueError
-            V of the wrong shape.
-        """
-        if V.ndim != 2 or V.shape[0] != self.n:
-            raise ValueError(f"V: expected shape ({self.n}, c), got {tuple(V.shape)}")
-        rows = rows or slice(0, self.n)
-        r0, r1 = rows.start or 0, self.n if rows.stop is None else rows.stop
-        if out is None:
-            out = torch.empty((r1 - r0, V.shape[1]), dtype=V.dtype, device=V.device)
-        if self._all_columns is None:  # kept: CG calls matmul once per iteration
+    def _full_rows(self, blk: slice) -> torch.Tensor:
+        """``K[blk, :]`` for :meth:`matmul`, from one panel of all columns
+        (kept: CG calls matmul once per iteration)."""
+        if self._all_columns is None:
             self._all_columns = self.panel(None)
-        panel = self._all_columns
-        for blk in self.row_blocks(r0, r1):
-            Kb = panel.rows(blk)
-            out[blk.start - r0:blk.stop - r0] = Kb.to(V.dtype) @ V
-        return out
+        return self._all_columns.rows(blk)
 
 
 class ColumnPanel:

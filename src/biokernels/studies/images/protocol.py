@@ -31,8 +31,13 @@ __all__ = ["fit_source", "TargetKernels", "projection_rows", "translation_rows",
 
 
 def fit_source(kernel: Callable, X, y, classes, solver: dict, log=None) -> KernelRegressor:
-    """The source model on one-hot labels over ``classes``."""
-    model = KernelRegressor(kernel, ridge=float(solver.get("ridge", 0.0)), solver=solver.get("name", "exact"),
+    """The source model on one-hot labels over ``classes``: ``solver.name``
+    (exact or eigenpro), exact whatever the name for at most
+    ``solver.exact_max`` rows (as the paper solved its smaller sources)."""
+    name = solver.get("name", "exact")
+    if name == "eigenpro" and len(y) <= int(solver.get("exact_max", 0)):
+        name = "exact"
+    model = KernelRegressor(kernel, ridge=float(solver.get("ridge", 0.0)), solver=name,
                             eigenpro=solver.get("eigenpro"), log=log)
     return model.fit(X, one_hot(y, classes))
 

@@ -96,8 +96,7 @@ def run_classes(cfg: dict, kernel_name: str, seed: int, log=print, device: str =
             rng = make_rng(seed, 10, rep, k)
             keep = np.concatenate([rng.permutation(np.flatnonzero(src.labels == c))[:per_class] for c in classes])
             model = fit_source(kernel, src.images[keep].reshape(len(keep), -1), src.labels[keep], classes,
-                               {**cfg["solver"], "name": "exact"} if len(keep) <= cfg["solver"].get(
-                                   "exact_max", 6000) else cfg["solver"], log)
+                               cfg["solver"], log)
             for name, task in targets.items():
                 tk = TargetKernels(kernel, task, model, float(pc["bandwidth"]))
                 n = len(task["y_train"])
