@@ -135,3 +135,19 @@ def test_too_few_images_for_the_fixed_source_budget():
     cfg["classes_vs_examples"]["total"] = 10_000
     with pytest.raises(InputError, match="total"):
         run_classes(cfg, "laplace", seed=0, log=lambda *a: None)
+
+
+def test_resize_matrix_is_the_resize():
+    from biokernels.studies.images.domains import image_domains, resize_matrix
+
+    rng = np.random.default_rng(0)
+    imgs = rng.random((5, 4, 4)).astype(np.float64)
+    from biokernels.studies.images.data import ImageSet
+    s = ImageSet("x", imgs, np.zeros(5, int), np.full(5, "train"), [])
+    direct = resize(s, (8, 8), clip=False).images.reshape(5, -1)
+    assert np.allclose(imgs.reshape(5, -1) @ resize_matrix((4, 4), (8, 8)).T, direct, atol=1e-12)
+    cfg = {"per_class_source": 20, "max_target": 300, "corruption": "fog", "severity": 5,
+           "source_size": [8, 8], "target_size": [4, 4]}
+    Xs, ys, Xt, yt, M = image_domains({"name": "digits"}, cfg, seed=0)
+    assert Xs.shape == (200, 64) and Xt.shape == (300, 16) and M.shape == (64, 16)
+    assert np.bincount(ys).tolist() == [20] * 10

@@ -24,6 +24,25 @@ rule mmdt_digits:
         "../scripts/mmdt_digits.py"
 
 
+rule mmdt_images:
+    """Accuracy vs labelled target examples per class on real images: the
+    images study's clean train split (source) to its corrupted, coarser test
+    split (target), held-out classes."""
+    output:
+        f"results/mmdt/{MM_IMAGES_TASK}/curves.tsv",
+    log:
+        f"results/mmdt/{MM_IMAGES_TASK}/logs/curves.log",
+    benchmark:
+        f"results/mmdt/{MM_IMAGES_TASK}/benchmarks/curves.tsv"
+    conda:
+        ENV_CORE
+    params:
+        cfg=MM_IMAGES_PARAMS,
+        seed=SEED,
+    script:
+        "../scripts/mmdt_images.py"
+
+
 rule mmdt_cohorts:
     """Accuracy vs labelled target samples per class: the pooled source
     cohorts of the PIMKL study to its large cohort."""
@@ -72,14 +91,19 @@ rule mmdt_figure:
     benchmark:
         "results/mmdt/{task}/benchmarks/figure.tsv"
     wildcard_constraints:
-        task="digits|cohorts_[A-Za-z0-9_.-]+",
+        task="digits|images_[a-z_]+|cohorts_[A-Za-z0-9_.-]+",
     conda:
         ENV_CORE
     params:
         title=lambda wc: (
             "LS-MMDT, digits: 64-pixel source, 4x4 low-contrast target"
             if wc.task == "digits"
-            else f"LS-MMDT, cohorts: {', '.join(MM_SOURCE_COHORTS)} -> {MM_TARGET_COHORT}"
+            else (
+                f"LS-MMDT, {IM_NAME}: clean {MM['images']['source_size']} source, "
+                f"{MM['images']['corruption']} {MM['images']['target_size']} target"
+                if wc.task == MM_IMAGES_TASK
+                else f"LS-MMDT, cohorts: {', '.join(MM_SOURCE_COHORTS)} -> {MM_TARGET_COHORT}"
+            )
         ),
     script:
         "../scripts/mmdt_figure.py"
@@ -91,6 +115,14 @@ rule mmdt_fig_digits:
     input:
         "results/mmdt/digits/tables/learning_curve.tsv",
         figure("mmdt/digits", "learning_curve"),
+
+
+rule mmdt_fig_images:
+    """Target: accuracy vs labelled target examples per class on real images
+    (the images study's set; clean source, corrupted coarser target)."""
+    input:
+        f"results/mmdt/{MM_IMAGES_TASK}/tables/learning_curve.tsv",
+        figure(f"mmdt/{MM_IMAGES_TASK}", "learning_curve"),
 
 
 rule mmdt_fig_cohorts:

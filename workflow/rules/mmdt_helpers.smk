@@ -1,5 +1,6 @@
 # LS-MMDT's settings, input functions and targets (its rules: rules/mmdt.smk);
-# the cohort task takes the PIMKL source's cohorts (PK_*, rules/pimkl_helpers.smk).
+# the cohort task takes the PIMKL source's cohorts (PK_*, rules/pimkl_helpers.smk),
+# the image task the images study's set (IM_*, rules/images_helpers.smk).
 # (`snakemake --lint` wants functions and rules in separate files.)
 from biokernels.config import mmdt_cohorts, mmdt_problems  # noqa: E402
 
@@ -7,6 +8,11 @@ MM = config["mmdt"]
 _MM_SOLVER_KEYS = ("C_source", "C_target", "max_alternations", "tol", "max_iter")
 MM_DIGITS_PARAMS = canonical({k: MM[k] for k in (*_MM_SOLVER_KEYS, "digits")})
 MM_COHORT_PARAMS = canonical({k: MM[k] for k in (*_MM_SOLVER_KEYS, "cohorts")})
+# The image task reads the images study's set (IM_*, rules/images_helpers.smk).
+MM_IMAGES_TASK = f"images_{IM_NAME}"
+MM_IMAGES_PARAMS = canonical(
+    {**{k: MM[k] for k in (*_MM_SOLVER_KEYS, "images")}, "dataset": IM["dataset"]}
+)
 # By default the pooled cohorts of Algorithm S1 -> the large cohort (or,
 # without one, the last S1 cohort from the others); checked by mm_cohorts(),
 # only when the cohort task is in the DAG.
@@ -18,6 +24,8 @@ MM_TARGETS = [
     *figure("mmdt/digits", "learning_curve"),
     f"{MM_COHORT_DIR}/tables/learning_curve.tsv",
     *figure(MM_COHORT_STUDY, "learning_curve"),
+    f"results/mmdt/{MM_IMAGES_TASK}/tables/learning_curve.tsv",
+    *figure(f"mmdt/{MM_IMAGES_TASK}", "learning_curve"),
 ]
 
 

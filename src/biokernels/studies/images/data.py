@@ -103,10 +103,12 @@ def load_sample_patches(size: tuple[int, int], per_class: int, seed: int = 0,
     return ImageSet("sample_patches", np.stack(images).astype(np.float32), labels, split, names)
 
 
-def resize(s: ImageSet, size: tuple[int, int]) -> ImageSet:
-    """The set with every image resized to ``size`` (bilinear, scipy.ndimage.zoom), clipped to [0, 1]."""
+def resize(s: ImageSet, size: tuple[int, int], clip: bool = True) -> ImageSet:
+    """The set with every image resized to ``size`` (bilinear, scipy.ndimage.zoom,
+    linear in the pixels), clipped to [0, 1] unless ``clip`` is False."""
     h, w = s.images.shape[1:]
     if (h, w) == tuple(size):
         return s
     out = ndi.zoom(s.images, (1, size[0] / h, size[1] / w), order=1, grid_mode=True, mode="nearest")
-    return ImageSet(s.name, np.clip(out, 0, 1).astype(np.float32), s.labels, s.split, s.class_names)
+    out = np.clip(out, 0, 1) if clip else out
+    return ImageSet(s.name, out.astype(s.images.dtype), s.labels, s.split, s.class_names)
