@@ -169,7 +169,9 @@ def check_config(config: Mapping) -> list[str]:
         * the PIMKL source's cohorts, input files, network settings and
           sensitivity cohorts (:func:`pimkl_problems`);
         * every source with ``data: substitute`` says what it is in
-          ``data_reason`` (the report's verdicts on it quote the reason).
+          ``data_reason`` (the report's verdicts on it quote the reason);
+        * ``mkl_transfer.images.dataset: images`` has an ``images.dataset``
+          other than the digits (those are ``dataset: digits``).
 
         Not here: LS-MMDT's cohorts (:func:`mmdt_problems`), checked only
         when its cohort task is in the DAG (``rules/mmdt_helpers.smk``), so
@@ -221,6 +223,13 @@ def check_config(config: Mapping) -> list[str]:
                                 f"({n_points}): the law fitted on the first points predicts the last one")
     if "pimkl" in config and config["pimkl"]["dataset"] in config["pimkl"]["sources"]:
         problems += pimkl_problems(config["pimkl"])
+    mt_images = ((config.get("mkl_transfer") or {}).get("images") or {})
+    if mt_images.get("dataset") == "images":
+        name = ((config.get("images") or {}).get("dataset") or {}).get("name")
+        if name in (None, "digits"):
+            problems.append(f"mkl_transfer.images.dataset is 'images', but images.dataset.name is {name!r}: "
+                            "the digits task is mkl_transfer.images.dataset: digits; 'images' reads another "
+                            "image set (e.g. fashion_mnist)")
     return problems
 
 

@@ -127,6 +127,8 @@ BROKEN = [
                                        "drug_screen.scaling.n_points (12)")),
     ("depmap.scaling.first", 16, "depmap.scaling.first (16) must be smaller than depmap.scaling.n_points (16)"),
     ("pimkl.sensitivity.cohorts", ["cohort1", "nosuch"], "pimkl.sensitivity.cohorts names ['nosuch']"),
+    # the default images.dataset is the digits, which mkl_transfer reads as dataset: digits
+    ("mkl_transfer.images.dataset", "images", "mkl_transfer.images.dataset is 'images', but images.dataset.name"),
 ]
 # LS-MMDT's keys: checked by mmdt_problems when its cohort task is in the DAG
 # (rules/mmdt_helpers.smk), not by check_config at parse time

@@ -15,7 +15,8 @@ from biokernels.errors import InputError
 from biokernels.kernels.classic import laplace_kernel
 from biokernels.studies.images.data import load_digits_set, load_sample_patches, resize
 from biokernels.studies.images.models import KernelRegressor, make_kernel, one_hot, solve_exact
-from biokernels.studies.images.protocol import TargetKernels, curve_sizes, law_rows
+from biokernels.studies.images.laws import law_rows
+from biokernels.studies.images.protocol import TargetKernels, curve_sizes
 from biokernels.studies.images.run import run_classes, run_projection, run_translation
 from biokernels.studies.images.tasks import source_set, split_train_test, translation_target
 

@@ -8,7 +8,7 @@ import pytest
 
 from biokernels.errors import InputError
 from biokernels.studies.mkl_transfer.protocol import (KERNEL_NAMES, METHODS, RIDGE_REL_GRID, KernelSpec, base_kernels,
-                                                     digit_tasks, krr_coefficients, loo_ridge_rel, resolve_kernel_spec,
+                                                     digit_tasks, image_pair_tasks, krr_coefficients, loo_ridge_rel, resolve_kernel_spec,
                                                      run_transfer, summarize, translate, viability_tasks)
 from tolerances import EPS64, solve_rtol
 
@@ -252,6 +252,49 @@ def test_digit_tasks_share_the_split_across_corruptions():
     src2, _, _ = digit_tasks(["rotate"], seed=3)
     np.testing.assert_array_equal(src["X_train"], src2["X_train"])
     assert not np.array_equal(a["X_train"], b["X_train"])
+
+
+def _toy_image_set(n_per=(30, 30, 30), test_per=(20, 20, 20), side=6):
+    """Three classes of random images with the set's train/test split."""
+    from biokernels.studies.images.data import ImageSet
+
+    rng = np.random.default_rng(4)
+    labels = np.concatenate([np.repeat(np.arange(3), n_per), np.repeat(np.arange(3), test_per)])
+    split = np.array(["train"] * sum(n_per) + ["test"] * sum(test_per), dtype=object)
+    images = rng.uniform(size=(len(labels), side, side)).astype(np.float32)
+    images[:, 0, 0] = labels  # a pixel that names the image's own class
+    return ImageSet("toy", images, labels, split, ["a", "b", "c"])
+
+
+def test_image_pair_tasks_sizes_split_and_labels():
+    s = _toy_image_set()
+    src, tg, info = image_pair_tasks(s, ["contrast", "gaussian_noise"], 0, classes=[2, 0], n_source_train=40,
+                                     n_source_test=20, n_target_train=24, n_target_test=16)
+    # stratified: half of each size per class; label 1 is the second class given (0 here)
+    assert src["X_train"].shape == (40, 36) and src["y_train"].sum() == 20 and src["y_test"].sum() == 10
+    assert {int(v) for v in src["X_train"][:, 0]} == {0, 2}
+    assert np.all((src["X_train"][:, 0] == 0) == (src["y_train"] == 1))
+    a, b = tg["contrast"], tg["gaussian_noise"]
+    assert a["X_train"].shape == (24, 36) and a["X_test"].shape == (16, 36) and a["y_train"].sum() == 12
+    np.testing.assert_array_equal(a["y_train"], b["y_train"])      # one split for every corruption
+    assert not np.array_equal(a["X_train"], b["X_train"])
+    assert info["n_target_train"] == 24 and info["classes"] == [2, 0]
+    src2, tg2, _ = image_pair_tasks(s, ["gaussian_noise"], 0, classes=[2, 0], n_source_train=40, n_source_test=20,
+                                    n_target_train=24, n_target_test=16)
+    np.testing.assert_array_equal(src["X_train"], src2["X_train"])   # seeded
+    np.testing.assert_array_equal(b["X_test"], tg2["gaussian_noise"]["X_test"])
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"classes": [1, 1]}, "two distinct classes"),
+    ({"classes": [1, 7]}, r"classes \[7\] not in the set"),
+    ({"classes": [0, 1], "n_source_train": 60}, "asked from the train split"),
+    ({"classes": [0, 1], "n_target_train": 40}, "asked from the test split"),
+])
+def test_image_pair_tasks_bad_input(kwargs, match):
+    sizes = {"n_source_train": 20, "n_source_test": 10, "n_target_train": 20, "n_target_test": 10}
+    with pytest.raises(InputError, match=match):
+        image_pair_tasks(_toy_image_set(), ["fog"], 0, **{**sizes, **kwargs})
 
 
 def test_viability_tasks_split_drugs_and_label_by_median():

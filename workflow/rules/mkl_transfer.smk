@@ -2,8 +2,9 @@
 # "Comparison with multiple kernel learning approaches", SI Fig. S7):
 # per MKL method (CKA, EasyMKL, FHeuristic, PWMK), the method on the target
 # (baseline), the source-learned weights on the target (transfer) and the
-# translated source model (Definition 2), on (a) the 8x8 digits, clean source
-# and corrupted targets, and (b) DepMap viability, one cell line to the others.
+# translated source model (Definition 2), on (a) two image classes (the 8x8
+# digits, or the images study's set), clean source and corrupted targets, and
+# (b) DepMap viability, one cell line to the others.
 # Settings, paths, input functions and targets: rules/mkl_transfer_helpers.smk.
 
 
@@ -61,7 +62,7 @@ rule mkl_transfer_figure_images:
             f"{MT_IMG_DIR}/tables/figS7.tsv",
             caption=TABLE_CAPTION,
             category=PAPER_TRANSFER,
-            subcategory="SI Fig. S7: transfer vs MKL (corrupted digits)",
+            subcategory=f"SI Fig. S7: transfer vs MKL (corrupted {MT_IMG_NAME})",
         ),
         weights=f"{MT_IMG_DIR}/tables/figS7_weights.tsv",
         pdf=f"{MT_IMG_DIR}/figures/figS7.pdf",
@@ -69,7 +70,7 @@ rule mkl_transfer_figure_images:
             f"{MT_IMG_DIR}/figures/figS7.png",
             caption="../report/mkl_transfer.rst",
             category=PAPER_TRANSFER,
-            subcategory="SI Fig. S7: transfer vs MKL (corrupted digits)",
+            subcategory=f"SI Fig. S7: transfer vs MKL (corrupted {MT_IMG_NAME})",
         ),
     log:
         f"{MT_IMG_DIR}/logs/figure_figS7.log",
@@ -79,8 +80,8 @@ rule mkl_transfer_figure_images:
         ENV_CORE
     params:
         fig="figS7",
-        title=f"SI Fig. S7 (digits {MT['images']['classes'][0]} vs {MT['images']['classes'][1]}, "
-        f"severity {MT['images']['severity']}): MKL vs translation",
+        title=f"SI Fig. S7 ({MT_IMG_NAME} {MT_IMG['classes'][0]} vs {MT_IMG['classes'][1]}, "
+        f"severity {MT_IMG['severity']}): MKL vs translation",
         xlabel="corruption",
         order=MT_CORRUPTIONS,
     script:
@@ -125,7 +126,7 @@ rule mkl_transfer_figure_bio:
 
 # Named targets.
 rule mkl_figS7:
-    """Target: SI Fig. S7 on corrupted digits (accuracy per corruption of
+    """Target: SI Fig. S7 on corrupted images (accuracy per corruption of
     baseline, transfer and translation for each MKL method), with its TSV."""
     input:
         f"{MT_IMG_DIR}/tables/figS7.tsv",

@@ -4,18 +4,34 @@
 # (`snakemake --lint` wants functions and rules in separate files.)
 MT = config["mkl_transfer"]
 MT_BIO = MT["bio"]
-MT_IMG_STUDY = "mkl_transfer/digits"
+MT_IMG = MT["images"]
+# dataset: images reads the images study's set (config.check_config refuses its digits).
+MT_IMG_NAME = (
+    "digits"
+    if MT_IMG.get("dataset", "digits") == "digits"
+    else config["images"]["dataset"]["name"]
+)
+MT_IMG_STUDY = f"mkl_transfer/{MT_IMG_NAME}"
 MT_IMG_DIR = f"results/{MT_IMG_STUDY}"
 # The bio task reads the DepMap study's prepared table: both data set names in the path.
 MT_BIO_STUDY = f"mkl_transfer/depmap/{DS_NAME}/{DM_NAME}/{MT_BIO['featurization']}"
 MT_BIO_DIR = f"results/{MT_BIO_STUDY}"
-MT_CORRUPTIONS = list(MT["images"]["corruptions"])
+MT_CORRUPTIONS = list(MT_IMG["corruptions"])
 # Settings each job type reads (Snakemake reruns a job when its params change;
 # adding a corruption leaves the finished ones alone).
 MT_MODEL_PARAMS = canonical(
     {k: MT[k] for k in ("methods", "kernels", "learners", "translation")}
 )
-MT_IMG_PARAMS = canonical({k: v for k, v in MT["images"].items() if k != "corruptions"})
+MT_IMG_PARAMS = canonical(
+    {
+        **{k: v for k, v in MT_IMG.items() if k != "corruptions"},
+        **(
+            {"image_set": config["images"]["dataset"]}
+            if MT_IMG.get("dataset", "digits") == "images"
+            else {}
+        ),
+    }
+)
 MT_BIO_PARAMS = canonical(MT_BIO)
 
 

@@ -85,7 +85,12 @@ REPORT_PLACEHOLDERS = {
     ),
     "im_dataset": {IM_NAME: _source_data("images", IM_NAME, IM["dataset"])},
     "mkl_dataset": {
-        "digits": "substitute: 8x8 digits with generated corruptions stand in for CIFAR-10-C"
+        MT_IMG_NAME: (
+            "substitute: 8x8 digits with generated corruptions stand in for CIFAR-10-C"
+            if MT_IMG_NAME == "digits"
+            else f"substitute: two {MT_IMG_NAME} classes with generated corruptions stand in for "
+            "CIFAR-10 cars vs deer and CIFAR-10-C"
+        )
     },
     "mmdt_task": {
         "digits": "substitute: 8x8 digits and their pooled, noisy copies stand in for the paper's image domains",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from biokernels.studies.images.protocol import law_rows
+from biokernels.studies.images.laws import law_rows
 
 __all__ = ["PANELS"]
 

@@ -22,12 +22,11 @@ import numpy as np
 import torch
 
 from biokernels.kernels.classic import laplace_kernel
-from biokernels.scaling import extrapolation_error, fit_log2_law
 from biokernels.seeds import make_rng
 from biokernels.studies.images.models import KernelRegressor, accuracy, one_hot, solve_exact
 from biokernels.studies.images.tasks import stratified_take
 
-__all__ = ["fit_source", "TargetKernels", "projection_rows", "translation_rows", "law_rows", "curve_sizes"]
+__all__ = ["fit_source", "TargetKernels", "projection_rows", "translation_rows", "curve_sizes"]
 
 
 def fit_source(kernel: Callable, X, y, classes, solver: dict, log=None) -> KernelRegressor:
@@ -144,26 +143,3 @@ def translation_rows(kernel_name: str, tk: TargetKernels, corruption: str, cfg: 
             b, t = tk.baseline_and_translated(idx, r)
             curve.append({**base, "n_train": len(idx), "seed": seed, "baseline": b, "translated": t})
     return full, curve
-
-
-def law_rows(curve, group: list[str], metric: str, first: int = 5) -> list[dict]:
-    """Per group: the ``a·log2(n) + b`` fit of the seed-mean ``metric`` against
-    n_train, its R², and the last point predicted from the first ``first``
-    (Methods "Projection scaling laws")."""
-    import pandas as pd
-
-    df = pd.DataFrame(curve)
-    out = []
-    for key, g in df.groupby(group, sort=False):
-        m = g.groupby("n_train")[metric].mean()
-        row = dict(zip(group, key if isinstance(key, tuple) else (key,)))
-        row.update({"metric": metric, "points": len(m)})
-        if len(m) >= 3:
-            fit = fit_log2_law(m.index.to_numpy(), m.to_numpy())
-            row.update({"a": fit["a"], "b": fit["b"], "r2": fit["r2"]})
-        if len(m) > first >= 3:
-            ex = extrapolation_error(m.index.to_numpy(), m.to_numpy(), first)
-            row.update({"last_observed": ex["observed"], "last_predicted": ex["predicted"],
-                        "last_abs_error": ex["abs_error"]})
-        out.append(row)
-    return out

@@ -1,6 +1,8 @@
-"""Task builders of the transfer-versus-MKL study, both pure given a seed:
+"""Task builders of the transfer-versus-MKL study, all pure given a seed:
 :func:`digit_tasks` (scikit-learn's 8×8 digits, two classes, clean source,
-corrupted targets) and :func:`viability_tasks` (drug response from a
+corrupted targets), :func:`image_pair_tasks` (two classes of the images
+study's set, e.g. Fashion-MNIST: the train split clean as the source, the
+test split corrupted as the targets) and :func:`viability_tasks` (drug response from a
 DepMap/PRISM-style viability table: source = one cell line, targets = other
 cell lines, features = drug fingerprints, disjoint source and target drugs)."""
 
@@ -56,6 +58,77 @@ def digit_tasks(corruptions: Sequence[str], seed: int, *, severity: int = 5, cla
             info = {k: v for k, v in t["info"].items() if k.startswith("n_")}
         targets[c] = {"X_train": t["X_target_train"], "y_train": t["y_target_train"],
                       "X_test": t["X_target_test"], "y_test": t["y_target_test"]}
+    return source, targets, info
+
+
+def image_pair_tasks(image_set, corruptions: Sequence[str], seed: int, *, classes, severity: int = 5,
+                     n_source_train: int = 10000, n_source_test: int = 2000, n_target_train: int = 1000,
+                     n_target_test: int = 1000) -> tuple[dict, dict[str, dict], dict]:
+    """Two classes of an image set as the paper's cars-vs-deer task (SI Fig. S7).
+
+    The source is ``n_source_train + n_source_test`` clean images of the
+    set's train split (stratified); each target is the set's test split of
+    the two classes under one corruption at ``severity``, split
+    ``n_target_train`` / ``n_target_test`` (stratified). The paper's sizes are
+    the defaults: 10,000 / 2,000 source and 1,000 / 1,000 per target. For one
+    seed every corruption sees the same target images and the same split.
+
+    Parameters
+    ----------
+    image_set : :class:`biokernels.studies.images.data.ImageSet` (values in [0, 1])
+    corruptions : names in ``biokernels.synth.corruptions.CORRUPTIONS``
+    seed : int
+    classes : pair of labels of the set; ``classes[1]`` is label 1
+    severity : int 1-5
+
+    Returns
+    -------
+    source, targets (corruption -> task dict; ``X_*`` (n, h·w) float64,
+    ``y_*`` 0/1), info (counts and classes)
+
+    Raises
+    ------
+    InputError
+        Not two distinct classes, a class missing from the set, no
+        corruption, or a split larger than the images of a class allow.
+    """
+    from biokernels.seeds import make_rng
+    from biokernels.studies.images.tasks import stratified_take
+    from biokernels.synth.corruptions import CORRUPTIONS, corrupt
+
+    classes = [int(c) for c in classes]
+    if len(classes) != 2 or classes[0] == classes[1]:
+        raise InputError(f"mkl_transfer.images.classes: expected two distinct classes, got {classes}")
+    if not corruptions:
+        raise InputError("mkl_transfer.images.corruptions: expected at least one corruption")
+    names = sorted(CORRUPTIONS)
+
+    def take(split: str, n: int, stream: int):
+        sub = image_set.select(classes, split)
+        if n > len(sub.labels):
+            raise InputError(f"mkl_transfer.images: {n} images of classes {classes} asked from the "
+                             f"{split} split of {image_set.name}, which has {len(sub.labels)}")
+        idx = stratified_take(sub.labels, n, make_rng(seed, 20, stream))
+        return sub.images[idx].astype(np.float64), (sub.labels[idx] == classes[1]).astype(int)
+
+    def halves(y, n_first: int, stream: int):
+        first = np.sort(stratified_take(y, n_first, make_rng(seed, 21, stream)))
+        return first, np.setdiff1d(np.arange(len(y)), first)
+
+    Xs, ys = take("train", n_source_train + n_source_test, 0)
+    tr, te = halves(ys, n_source_train, 0)
+    flat = Xs.reshape(len(Xs), -1)
+    source = {"X_train": flat[tr], "y_train": ys[tr], "X_test": flat[te], "y_test": ys[te]}
+    Xt, yt = take("test", n_target_train + n_target_test, 1)
+    tr, te = halves(yt, n_target_train, 1)
+    targets = {}
+    for c in corruptions:
+        if c not in CORRUPTIONS:
+            raise InputError(f"mkl_transfer.images.corruptions: unknown {c!r}; expected one of {names}")
+        img = corrupt(Xt, c, int(severity), make_rng(seed, 22, names.index(c)), vmax=1.0).reshape(len(Xt), -1)
+        targets[c] = {"X_train": img[tr], "y_train": yt[tr], "X_test": img[te], "y_test": yt[te]}
+    info = {"set": image_set.name, "classes": classes, "n_source_train": n_source_train,
+            "n_source_test": n_source_test, "n_target_train": len(tr), "n_target_test": len(te)}
     return source, targets, info
 
 
