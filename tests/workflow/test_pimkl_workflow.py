@@ -42,3 +42,26 @@ def test_pimkl_end_to_end_on_a_tiny_study(workdir):
     # a figure rerun does not recompute the cross-validation
     proc = run_snakemake(["-n", "pimkl_fig3a", "--configfile", str(TINY), "--forcerun", "pimkl_figure"], workdir)
     assert "pimkl_s1" not in proc.stdout and "pimkl_figure" in proc.stdout
+
+
+@pytest.mark.slow
+def test_pimkl_signature_and_predict_on_a_tiny_study(workdir):
+    run_snakemake(["--cores", "2", "pimkl_signature", "pimkl_predict", "--configfile", str(TINY)], workdir,
+                  timeout=1200)
+    base = workdir / "results/pimkl/tiny/predict"
+    (train,) = [p.name[len("signature_"):] for p in base.glob("signature_*") if p.is_dir()]
+    man = json.loads((base / f"signature_{train}/manifest.json").read_text())
+    assert man["kind"] == "pimkl_signature" and man["meta"]["cohort"] == train
+    assert set(man["meta"]["training_data"]) and len(man["meta"]["config_hash"]) == 64
+    summary = pd.read_csv(base / f"{train}_summary.tsv", sep="\t")
+    assert train not in set(summary["cohort"]) and len(summary) >= 1
+    # the generator plants the same pathways in every cohort: a signature of one ranks the others'
+    # labels well above chance (0.5); its cohorts measure overlapping gene subsets, so the
+    # coverage is below 1 but above the default floor (0.8), or the job would have stopped
+    assert (summary["auc"] > 0.7).all() and summary["coverage"].between(0.8, 1).all(), summary
+    assert (summary["measured"] <= summary["signature_genes"]).all()
+    weights = pd.read_csv(base / f"{train}_signature_weights.tsv", sep="\t")
+    assert abs(weights["weight"].sum() - 1) < 1e-9
+    truth = json.loads((workdir / "resources/pimkl/tiny/raw/truth/params.json").read_text())
+    top = set(weights.nlargest(len(truth["planted_pathways"]), "weight")["pathway"])
+    assert top & set(truth["planted_pathways"]), (top, truth["planted_pathways"])

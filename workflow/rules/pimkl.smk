@@ -291,3 +291,84 @@ rule pimkl_sensitivity:
     """Target: mean/median AUC of Algorithm S1 under each alternative modelling choice."""
     input:
         pk_target("sensitivity"),
+
+
+rule pimkl_signature:
+    """Target: PIMKL fitted on every sample of `pimkl.predict.train_cohort`
+    (the S1 settings; lambda by the inner grid), exported as a model directory
+    (.npz arrays + manifest.json) with its pathway weights as a table."""
+    input:
+        edges=f"{PK_DIR}/network/edges.tsv",
+        gene_sets=f"{PK_DIR}/gene_sets/{PK_PRIMARY}.gmt",
+        cohort=pk_cohort_files(PK_TRAIN_COHORT),
+    output:
+        model=directory(PK_MODEL_DIR),
+        weights=f"{PK_DIR}/predict/{PK_TRAIN_COHORT}_signature_weights.tsv",
+    log:
+        f"{PK_DIR}/logs/signature_{PK_TRAIN_COHORT}.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/signature_{PK_TRAIN_COHORT}.tsv"
+    conda:
+        ENV_CORE
+    params:
+        cfg=PK_S1_PARAMS,
+        cohort=PK_TRAIN_COHORT,
+        spec=canonical(PK_COHORT_SPECS[PK_TRAIN_COHORT]),
+        source=PK_NAME,
+        seed=SEED,
+    script:
+        "../scripts/pimkl_signature.py"
+
+
+rule pimkl_predict_cohort:
+    """The exported signature applied to one cohort: a score and class per
+    sample and the share of the signature's genes the cohort measures."""
+    input:
+        model=PK_MODEL_DIR,
+        cohort=lambda wc: pk_cohort_files(wc.cohort),
+    output:
+        scores=f"{PK_DIR}/predict/{PK_TRAIN_COHORT}/{{cohort}}.tsv",
+        coverage=f"{PK_DIR}/predict/{PK_TRAIN_COHORT}/{{cohort}}_coverage.json",
+    log:
+        f"{PK_DIR}/logs/predict_{PK_TRAIN_COHORT}_{{cohort}}.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/predict_{PK_TRAIN_COHORT}_{{cohort}}.tsv"
+    conda:
+        ENV_CORE
+    params:
+        cfg=PK_PREDICT_PARAMS,
+        spec=lambda wc: canonical(PK_COHORT_SPECS[wc.cohort]),
+    script:
+        "../scripts/pimkl_predict.py"
+
+
+rule pimkl_predict_summary:
+    """One row per scored cohort: samples, gene coverage, and the AUC of the
+    signature's scores against the cohort's own labels."""
+    input:
+        scores=[
+            f"{PK_DIR}/predict/{PK_TRAIN_COHORT}/{c}.tsv" for c in PK_PREDICT_COHORTS
+        ],
+        coverage=[
+            f"{PK_DIR}/predict/{PK_TRAIN_COHORT}/{c}_coverage.json"
+            for c in PK_PREDICT_COHORTS
+        ],
+    output:
+        f"{PK_DIR}/predict/{PK_TRAIN_COHORT}_summary.tsv",
+    log:
+        f"{PK_DIR}/logs/predict_{PK_TRAIN_COHORT}_summary.log",
+    benchmark:
+        f"{PK_DIR}/benchmarks/predict_{PK_TRAIN_COHORT}_summary.tsv"
+    conda:
+        ENV_CORE
+    params:
+        cohorts=PK_PREDICT_COHORTS,
+    script:
+        "../scripts/pimkl_predict_summary.py"
+
+
+rule pimkl_predict:
+    """Target: the signature of `pimkl.predict.train_cohort` applied to every
+    cohort of `pimkl.predict.cohorts`, per-sample scores and the summary."""
+    input:
+        PK_PREDICT_TARGETS,

@@ -134,6 +134,31 @@ PK_COHORT_COUNTS = f"{PK_DIR}/cohorts/counts.tsv"
 PK_TARGETS = [
     f for fig in PK_FIGS for f in [f"{PK_DIR}/tables/{fig}.tsv", *figure(PK_STUDY, fig)]
 ] + [PK_COHORT_COUNTS]
+# Prediction: a signature fitted on one cohort, applied to the others.
+PK_PREDICT = PK.get("predict") or {}
+PK_TRAIN_COHORT = PK_PREDICT.get("train_cohort") or PK_S1_COHORTS[0]
+PK_PREDICT_COHORTS = list(
+    PK_PREDICT.get("cohorts") or [c for c in PK_S1_COHORTS if c != PK_TRAIN_COHORT]
+)
+_PK_UNKNOWN = [
+    c for c in [PK_TRAIN_COHORT, *PK_PREDICT_COHORTS] if c not in PK_COHORT_SPECS
+]
+if _PK_UNKNOWN:
+    raise WorkflowError(
+        f"pimkl.predict names cohorts {_PK_UNKNOWN} that source {PK_NAME!r} does not have "
+        f"({sorted(PK_COHORT_SPECS)})"
+    )
+PK_MODEL_DIR = f"{PK_DIR}/predict/signature_{PK_TRAIN_COHORT}"
+PK_PREDICT_TARGETS = [
+    f"{PK_DIR}/predict/{PK_TRAIN_COHORT}_signature_weights.tsv",
+    f"{PK_DIR}/predict/{PK_TRAIN_COHORT}_summary.tsv",
+]
+PK_PREDICT_PARAMS = canonical(
+    {
+        **PK_S1_PARAMS,
+        "predict": {k: PK_PREDICT.get(k) for k in ("normalization", "min_coverage")},
+    }
+)
 
 
 def pk_cohort_files(cohort):

@@ -38,6 +38,19 @@ def _check_two_classes(y_part: np.ndarray, cohort: str, where: str) -> None:
                          f"(expected both classes 0 and 1; too few samples of the other class for this many folds)")
 
 
+def _check_cohort(X, y, cohort: str) -> np.ndarray:
+    """The labels of a cohort as int (n,); InputError unless ``X`` is a
+    DataFrame without NaN and with one row per label."""
+    if not isinstance(X, pd.DataFrame):
+        raise InputError(f"cohort {cohort!r}: X must be a DataFrame with gene columns")
+    yv = np.asarray(y).astype(int)
+    if len(yv) != len(X):
+        raise InputError(f"cohort {cohort!r}: {len(X)} samples but {len(yv)} labels")
+    if X.isna().to_numpy().any():
+        raise InputError(f"cohort {cohort!r}: X has missing values (read it with the cohort readers)")
+    return yv
+
+
 def cv_splits(y, repeats: int, folds: int, seed: int, cohort: str = "<cohort>"
               ) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
     """Outer splits of Algorithm S1: ``repeats`` x stratified ``folds``-fold.
@@ -203,13 +216,7 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
     if bad:
         raise InputError(f"easymkl_lams must be in [0, 1], got {bad}")
     backend = "python" if reference else "numba"
-    if not isinstance(X, pd.DataFrame):
-        raise InputError(f"cohort {cohort!r}: X must be a DataFrame with gene columns")
-    yv = np.asarray(y).astype(int)
-    if len(yv) != len(X):
-        raise InputError(f"cohort {cohort!r}: {len(X)} samples but {len(yv)} labels")
-    if X.isna().to_numpy().any():
-        raise InputError(f"cohort {cohort!r}: X has missing values (read it with the cohort readers)")
+    yv = _check_cohort(X, y, cohort)
     pws, table = induce_pathways(edges, gene_sets, list(X.columns), min_genes=min_genes)
     if not pws:
         raise InputError(f"cohort {cohort!r}: no gene set gives a kernel (no network edge among the "
