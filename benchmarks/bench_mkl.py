@@ -103,7 +103,7 @@ def make_kernels(n: int, P: int, seed: int) -> tuple[list[np.ndarray], np.ndarra
 def mklpy_equivalent_komd_lam(mu: float, y) -> float:
     """Our KOMD lambda equal to MKLpy's ``KOMD(lam=mu)``: MKLpy puts ``mu n+ n- / n``
     on the identity, ``(1 - mu) YKY + mu c I``, ours ``(1 - lam) YKY + lam I``
-    (the mapping tests/unit/test_easymkl.py checks)."""
+    (the mapping tests/unit/solvers/test_easymkl.py checks)."""
     y = np.asarray(y)
     c = (y > 0).sum() * (y <= 0).sum() / len(y)
     return float(mu * c / (1 - mu + mu * c))

@@ -88,7 +88,7 @@ def mklpy_komd_lam(lam: float, y) -> float:
     """MKLpy's KOMD ``mu`` equivalent to our KOMD ``lam``: MKLpy solves with
     ``(1 - mu) YKY + mu c I``, ``c = n+ n- / n``, ours with ``(1 - lam) YKY +
     lam I``; equal up to scale when ``lam / (1 - lam) = mu c / (1 - mu)``
-    (tests/unit/test_easymkl.py checks the mapping)."""
+    (tests/unit/solvers/test_easymkl.py checks the mapping)."""
     y = np.asarray(y)
     c = (y > 0).sum() * (y <= 0).sum() / len(y)
     return float(lam / (lam + c * (1 - lam)))

@@ -34,7 +34,7 @@ column counts stay):
     978 landmark genes, float32 (2.8 GB), with its defaults (10,000 columns
     a block, ``validate=True``). The GCTX is written with h5py in blocks in
     the layout of :func:`biokernels.io.gctx.write_gctx` and of the tests'
-    release files (``tests/unit/test_lincs2020_io.py``: ids only,
+    release files (``tests/unit/io/test_lincs2020_io.py``: ids only,
     uncompressed, chunks of whole signatures, ``_default_chunks``).
 ``lincs2020_level5_subset``
     The same reader as the workflow calls it (``biokernels.io.cmap``'s

@@ -245,7 +245,7 @@ def roc_auc_columns(y_true, scores) -> np.ndarray:
     division: the result is the exact rational AUC to within one unit
     roundoff ``u = 2**-53`` (relative). ``roc_auc_score`` adds up trapezoids
     of rounded rates, which puts it within about ``3 (n + 2) u`` of the exact
-    value (tests/unit/test_diffusion_speed_paths.py). Cost: one sort per
+    value (tests/unit/studies/test_diffusion_speed_paths.py). Cost: one sort per
     column, O(n t log n), instead of a scikit-learn call (input checks,
     curve) per column.
     """

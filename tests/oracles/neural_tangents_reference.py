@@ -1,7 +1,7 @@
 """Writes tests/data/neural_tangents_reference.json: the NTK and CNTK of the
 transfer paper's architectures computed by neural-tangents (the independent
 library the paper used), on the seeded random inputs of cases() (stored: the kernels only), for
-tests/unit/test_ntk_deep.py.
+tests/unit/kernels/test_ntk_deep.py.
 
 Run where neural-tangents imports (it needs jax 0.4.x, and its `experimental`
 module imports tf2jax, which recent jax breaks):

@@ -205,7 +205,7 @@ def test_classifier_svm_with_solver_libsvm_is_the_papers_svc():
     """``solver: libsvm`` is LIBSVM's C-SVC as before the registry: the same
     inputs to the same SVC call give the same bits. The default ``smo``
     solver of the same problem is checked against it in
-    tests/unit/test_svm_smo.py."""
+    tests/unit/solvers/test_svm_smo.py."""
     Ks, y = _kernels(60)
     K = Ks[1]
     tr, te = np.arange(40), np.arange(40, 60)

@@ -1,6 +1,6 @@
 """The contract every entry of the library's other registries keeps.
 
-In the style of tests/unit/test_mkl_contract.py (MKLpy's base-class
+In the style of tests/unit/solvers/test_mkl_contract.py (MKLpy's base-class
 checks): parametrized over the registries themselves, so a new entry is
 checked as soon as its line is in the registry.
 

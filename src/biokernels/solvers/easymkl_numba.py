@@ -14,7 +14,7 @@ stay in ``komd_dual``.
 
 No ``fastmath``: every sum and product is evaluated as written, so the
 compiled loop makes the same choices and returns the same iterate as the
-reference loop (bit for bit on the problems of tests/unit/test_easymkl.py;
+reference loop (bit for bit on the problems of tests/unit/solvers/test_easymkl.py;
 the test asserts agreement within the solver's stopping tolerance).
 """
 

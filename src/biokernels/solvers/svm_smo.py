@@ -10,7 +10,7 @@ gap ``< tol``) and ``rho``. Unlike LIBSVM: no shrinking and no kernel cache
 (a dense float64 kernel), warm starts from any feasible ``a0``, and many
 tasks (label columns) on one kernel in a thread pool. It stops at a
 ``tol``-optimal point, not at LIBSVM's; the agreement with LIBSVM is checked
-in tests/unit/test_svm_smo.py.
+in tests/unit/solvers/test_svm_smo.py.
 
 Notes: docs/diffusion_notes.md, section "The SMO solver (solvers/svm_smo)".
 """

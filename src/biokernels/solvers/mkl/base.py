@@ -8,7 +8,7 @@ the base does the rest, the same for all: input checks
 Two class attributes state what the method promises: ``weight_norm`` (how
 the weights are normalised) and ``default_learner`` (the classifier it is
 paired with on the combined kernel, as in MKLpy). The contract is tested for
-every registered method by tests/unit/test_mkl_contract.py.
+every registered method by tests/unit/solvers/test_mkl_contract.py.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Adding a method: its file in this package (a subclass of
 value of the config's ``mkl_transfer.methods`` (the schema's enum must list
 it: tests/unit/test_registries.py), its ``__init__`` arguments are its
 settings ``mkl_transfer.learners.<name lowercased>_<argument>``, and
-tests/unit/test_mkl_contract.py checks it.
+tests/unit/solvers/test_mkl_contract.py checks it.
 """
 
 from __future__ import annotations

@@ -108,7 +108,7 @@ class KernelBlocks:
         full kernel's diagonal at the row and column proteins; GEMM error
         ``gamma_n sum_j |P_aj P_bj| c_j`` with ``c = n w @ S``, bounded by
         Cauchy-Schwarz), so they differ by at most twice that
-        (tests/unit/test_diffusion_speed_paths.py).
+        (tests/unit/studies/test_diffusion_speed_paths.py).
         """
         kept = self._sum_kept(w, (0, 1))
         return self(w @ S) if kept is None else (kept[0], kept[1])

@@ -25,7 +25,7 @@ from biokernels.solvers.svm_smo import SMOSVC
 #: Stopping gap of the ``smo`` solver (:mod:`biokernels.solvers.svm_smo`),
 #: a tenth of LIBSVM's 1e-3: its own distance to the exact solution is then
 #: an order below LIBSVM's, so its distance to LIBSVM's solution is about
-#: LIBSVM's own, within LIBSVM's tolerance (tests/unit/test_svm_smo.py).
+#: LIBSVM's own, within LIBSVM's tolerance (tests/unit/solvers/test_svm_smo.py).
 SMO_TOL = 1e-4
 
 

@@ -9,7 +9,7 @@ single-kernel blocks, decision values of all tasks as one GEMM, a rank AUC
 over all tasks, optionally the fits in threads; with the ``smo`` solver also
 warm starts, train blocks only and factored decision values). Their tables
 agree within stated rounding bounds and LIBSVM's tolerance
-(tests/unit/test_diffusion_speed_paths.py, tests/unit/test_svm_smo.py).
+(tests/unit/studies/test_diffusion_speed_paths.py, tests/unit/solvers/test_svm_smo.py).
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def evaluate_split(P: np.ndarray, d: np.ndarray, Y: pd.DataFrame, train_mask: np
         (bound in :meth:`KernelBlocks.combine`), so their LIBSVM solutions
         agree within LIBSVM's tolerance; the decision values of a fit equal
         the reference's to rounding, and the AUCs follow
-        (tests/unit/test_diffusion_speed_paths.py). With the ``smo``
+        (tests/unit/studies/test_diffusion_speed_paths.py). With the ``smo``
         classifier (:func:`smo_of`) the fits are also warm-started
         (:class:`_WarmStarts`), the kernels are train blocks only
         (:meth:`KernelBlocks.train`) and the decision values are factored

@@ -134,7 +134,7 @@ def fit_predict_path(K_train: np.ndarray, K_test: np.ndarray, y: np.ndarray, eas
 
     Entry ``j`` holds the same numbers as ``fit_predict(K_train, K_test, y,
     easymkl_lams[j], ...)`` (the same operations in the same order; checked in
-    tests/unit/test_pimkl.py), or the :class:`InputError` that call raises.
+    tests/unit/studies/test_pimkl.py), or the :class:`InputError` that call raises.
 
     Parameters
     ----------
@@ -276,7 +276,7 @@ def svm_baselines(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, inner: list
     rows inside libsvm for each of its ``len(C_grid) * len(inner) + 1`` fits
     (2,300 genes here against ~100 samples). The kernel values differ from
     libsvm's own by rounding only (~1e-16 relative); the tables of the
-    default data are identical (tests/unit/test_pimkl.py checks one cohort).
+    default data are identical (tests/unit/studies/test_pimkl.py checks one cohort).
 
     Parameters
     ----------

@@ -22,7 +22,7 @@ from biokernels.io import depmap as dio
 from biokernels.registry import call, lookup
 from fakes.prism import SECONDARY_HEAD, TREATMENT_HEAD, r_csv
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 NA = float("nan")
 
 

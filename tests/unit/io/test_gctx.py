@@ -13,7 +13,7 @@ from biokernels.io.gctx import (GCT, iter_gctx_columns, matrix_format, read_gct,
                                 write_gct, write_gctx)
 from biokernels.errors import InputError
 
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 REAL = SHARED_DATA / "l1000_cmapR_modzs_n272x978" / "modzs_n272x978.gctx"
 needs_real = pytest.mark.skipif(not REAL.is_file(), reason=f"real L1000 GCTX not found at {REAL}")
 

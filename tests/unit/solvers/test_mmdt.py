@@ -58,7 +58,7 @@ def signs(y, m):
     return T
 
 
-# Tolerances of the solver tests follow from the stopping rule (tests/unit/tolerances.py):
+# Tolerances of the solver tests follow from the stopping rule (tests/tolerances.py):
 # g is lambda-strongly convex on alpha >= 0 (Qbar = K + lambda I, lambda = 1 / (2C)), so a
 # point with projected gradient PG is within ||PG|| / lambda of the unique alpha* and
 # g - g* <= ||PG||^2 / (2 lambda) (box_qp_radius); coordinate descent stops with

@@ -64,7 +64,7 @@ def test_komd_dual_matches_cvxpy(lam):
     # relative is far above both (a different problem, e.g. another λ, is O(1) off)
     assert info["objective"] == pytest.approx(obj_ref, rel=1e-6)
     if lam > 0:      # strictly convex (λ_min(Q) >= λ): unique minimiser, radius from
-        # strong convexity (tests/unit/tolerances.py, komd_radius)
+        # strong convexity (tests/tolerances.py, komd_radius)
         bound, _ = komd_radius(Q, pos, gamma, viol, g_ref)
         assert np.linalg.norm(gamma - g_ref) <= bound
 
@@ -170,7 +170,7 @@ def test_easymkl_mean_aggregation_equals_rescaled_lambda():
     lam_b = P * lam / (1 - lam + P * lam)
     b = EasyMKL(lam=lam_b, kernel_aggregation="sum").fit(Ks, y)
     # one minimiser γ* (proportional objectives); each SMO solution is within its
-    # KKT radius of it (tests/unit/tolerances.py, komd_smo_radius)
+    # KKT radius of it (tests/tolerances.py, komd_smo_radius)
     y_pm, Ksum = np.where(y > 0, 1.0, -1.0), sum(Ks)
     YKY, n = np.outer(y_pm, y_pm) * Ksum, len(y)
     r = (komd_smo_radius((1 - lam) / P * YKY + lam * np.eye(n), y_pm > 0, a.gamma_)
@@ -251,7 +251,7 @@ def test_komd_matches_mklpy_komd():
     ref = MKomd(lam=mu, kernel="precomputed").fit(Ks[1], y)
     lam = _mklpy_lam(mu, y)
     ours = KOMD(lam=lam).fit(Ks[1], y)
-    # Tolerances from the solvers' stopping rules (tests/unit/tolerances.py), not
+    # Tolerances from the solvers' stopping rules (tests/tolerances.py), not
     # from one machine's run: MKLpy's cvxopt gamma on our (rescaled) problem.
     y_pm = np.where(y > 0, 1.0, -1.0)
     Q = (1 - lam) * np.outer(y_pm, y_pm) * Ks[1] + lam * np.eye(len(y))

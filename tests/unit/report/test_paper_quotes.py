@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PAPER_VALUES = REPO / "config/paper_values.yaml"
 PAPERS_DIR = REPO.parent / "shared" / "papers"
 

@@ -66,7 +66,7 @@ def test_single_kernel_is_the_svm_on_the_trace_scaled_kernel(data, C, trace):
     a, svc = svc_alpha(Ktr, y[TR], C)
     dual = np.zeros(N_TRAIN)
     dual[svc.support_] = svc.dual_coef_[0]
-    # Tolerances from the solvers' stopping rules (tests/unit/svm_bounds.py),
+    # Tolerances from the solvers' stopping rules (tests/svm_bounds.py),
     # not from one machine's run: ||α_SM1 - α_LIBSVM||_2 <= r.
     r = assert_same_svm_solution(Ktr, y[TR], C, m.alpha_, a)
     assert np.linalg.norm(m.dual_coef_ - dual) <= r          # dual_coef = y ∘ α

@@ -15,7 +15,7 @@ import yaml
 from biokernels.coverage import (COLUMNS, STATUSES, CoverageError, coverage_html, coverage_table, item_status,
                                  load_coverage, reference_errors, schema_errors, status_counts, verdict_head)
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 COVERAGE = REPO / "config/coverage.yaml"
 SCHEMA = REPO / "workflow/schemas/coverage.schema.yaml"
 PAPER_VALUES = REPO / "config/paper_values.yaml"

@@ -13,7 +13,7 @@ from rdkit.Chem import AllChem, rdFingerprintGenerator
 from biokernels.features.fingerprints import mol2vec_embeddings, mol2vec_sentence, morgan_fingerprints
 from biokernels.errors import InputError
 
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 GCTX = SHARED_DATA / "l1000_cmapR_modzs_n272x978" / "modzs_n272x978.gctx"
 PERTINFO = SHARED_DATA / "lincs_metadata_dhimmel" / "pertinfo.tsv.gz"
 

@@ -310,7 +310,7 @@ def test_excluded_unannotated_proteins_are_neither_trained_on_nor_scored(planted
     roc_auc_score's rounding, (3 (n_test + 2) + 1) u, plus whole half-steps
     1 / (2 n+ n-) where a positive's and a negative's decision values lie
     within the GEMM's rounding of each other
-    (tests/unit/test_diffusion_speed_paths.py)."""
+    (tests/unit/studies/test_diffusion_speed_paths.py)."""
     from sklearn.metrics import roc_auc_score
     from sklearn.svm import SVC
 

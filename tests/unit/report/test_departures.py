@@ -10,7 +10,7 @@ import yaml
 
 from biokernels.departures import ProtocolsError, applies, load_protocols, resolve, row_departures
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PROTOCOLS = REPO / "config/paper_protocols.yaml"
 
 

@@ -1,6 +1,6 @@
 """The fast path of one diffusion split (issue #20) against the reference path,
 both with LIBSVM (``diffusion.classifier_settings.svm.solver: libsvm``); the
-default ``smo`` solver is checked against LIBSVM in tests/unit/test_svm_smo.py.
+default ``smo`` solver is checked against LIBSVM in tests/unit/solvers/test_svm_smo.py.
 
 Tolerances (u = 2**-53, gamma_m = m u / (1 - m u)):
 

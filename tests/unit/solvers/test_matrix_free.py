@@ -252,7 +252,7 @@ def test_comm_row_ranges_partition_the_rows():
 SCRIPT = textwrap.dedent('''
     import json, sys
     import numpy as np, torch
-    sys.path.insert(0, {tests!r})
+    sys.path[:0] = [{tests!r}, {root!r}]
     from test_matrix_free import problem
     from biokernels.distributed import init_from_env
     from biokernels.kernels.ntk_operator import PairNTKOperator
@@ -276,7 +276,7 @@ def test_two_gloo_processes_give_the_predictions_of_one(tmp_path):
     from pathlib import Path
 
     script = tmp_path / "solve.py"
-    script.write_text(SCRIPT.format(tests=str(Path(__file__).parent)))
+    script.write_text(SCRIPT.format(tests=str(Path(__file__).parent), root=str(Path(__file__).parents[2])))
     res = {}
     for procs in (1, 2):
         out = tmp_path / f"out{procs}.json"

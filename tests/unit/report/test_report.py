@@ -17,7 +17,7 @@ from biokernels.report import (VERDICT_KINDS, Context, PaperValuesError, Selecto
                                resolve_tolerance, schema_errors, select_value, source_data, table_html,
                                verdict_counts, verdict_kind)
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PAPER_VALUES = REPO / "config/paper_values.yaml"
 SCHEMA = REPO / "workflow/schemas/paper_values.schema.yaml"
 PROTOCOLS = REPO / "config/paper_protocols.yaml"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-IO = Path(__file__).resolve().parents[2] / "src" / "biokernels" / "io"
+IO = Path(__file__).resolve().parents[3] / "src" / "biokernels" / "io"
 
 
 def _modules() -> list[str]:

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from biokernels.kernels.ntk import ntk_relu
 from biokernels.kernels.ntk_deep import cntk, ntk_fc, same_padding
 
-HERE = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parents[2]
 REFERENCE = json.loads((HERE / "data" / "neural_tangents_reference.json").read_text())
 
 

@@ -196,7 +196,7 @@ def test_only_diffusion_betas_builds_the_grid():
     run_* functions), and the study module calls diffusion_betas."""
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     for script in (root / "workflow" / "scripts").glob("diffusion_*.py"):
         text = script.read_text()
         assert "diffusion_betas" not in text and "arange" not in text, script.name
