@@ -56,7 +56,7 @@ Usage::
     .venv/bin/python benchmarks/bench_workflow.py --targets all --json results/benchmarks/workflow.json
     .venv/bin/python benchmarks/bench_workflow.py --targets theory_projection_vs_nt \\
         --configfile .test/config/theory_tiny.yaml --repeats 1 --json /tmp/smoke.json
-    .venv/bin/python benchmarks/bench_workflow.py --targets dkl_table2 \\
+    .venv/bin/python benchmarks/bench_workflow.py --targets diffusion_table2 \\
         --configfile .test/config/diffusion_tiny.yaml --variant nosm1=diffusion.sm1.enabled=false
 """
 

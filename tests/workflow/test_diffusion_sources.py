@@ -140,10 +140,10 @@ def _setup(workdir, obo_sha=None, gaf_sha=None):
 def test_biogrid_go_source_dry_run_inputs_and_a_split(workdir):
     overlay, net_counts, obo_digest = _setup(workdir)
     conf = ["--configfile", str(TINY_DKL), str(overlay)]
-    out = run_snakemake(["-n", "dkl_table2", *conf], workdir).stdout
+    out = run_snakemake(["-n", "diffusion_table2", *conf], workdir).stdout
     jobs = set(re.findall(r"^(?:local)?rule (\w+):$", out, re.M))
     assert {"diffusion_download", "diffusion_inputs", "diffusion_eigen", "diffusion_split", "diffusion_sm1",
-            "diffusion_table", "dkl_table2"} <= jobs
+            "diffusion_table", "diffusion_table2"} <= jobs
     assert f"resources/diffusion/download/{obo_digest}/go-basic.obo" in out
 
     run_snakemake(["--cores", "2", "results/diffusion/go_biogrid/splits/00/roc.tsv", *conf], workdir)
@@ -173,7 +173,7 @@ def test_biogrid_go_source_dry_run_inputs_and_a_split(workdir):
 
 def test_unpinned_and_wrong_checksums_stop_the_run(workdir):
     overlay, _, _ = _setup(workdir, obo_sha="unpinned")
-    proc = run_snakemake(["-n", "dkl_table2", "--configfile", str(TINY_DKL), str(overlay)], workdir, check=False)
+    proc = run_snakemake(["-n", "diffusion_table2", "--configfile", str(TINY_DKL), str(overlay)], workdir, check=False)
     text = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert "diffusion.sources.go_biogrid.downloads.obo_path.sha256 is not pinned" in text
@@ -213,5 +213,5 @@ def test_file_settings_are_checked_at_parse_time(workdir, change, message):
     cfg = yaml.safe_load(overlay.read_text())
     cfg["diffusion"]["sources"]["go_biogrid"].update(change)
     overlay.write_text(yaml.safe_dump(cfg))
-    proc = run_snakemake(["-n", "dkl_table2", "--configfile", str(TINY_DKL), str(overlay)], workdir, check=False)
+    proc = run_snakemake(["-n", "diffusion_table2", "--configfile", str(TINY_DKL), str(overlay)], workdir, check=False)
     assert proc.returncode != 0 and message in proc.stdout + proc.stderr

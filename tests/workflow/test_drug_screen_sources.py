@@ -2,7 +2,7 @@
 a CMap LINCS 2020 release given as local files (`type: local`, `layout:
 lincs2020`) and a GEO-layout level-3 screen whose matrix is GCT text. Each
 test writes its tiny input in the public layout into the work dir, dry-runs
-`screen_fig4a`, then runs the preprocessing for real and checks counts.tsv
+`drug_screen_fig4a`, then runs the preprocessing for real and checks counts.tsv
 against the planted rows."""
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def test_local_lincs2020_release_dry_run_and_preprocessing(workdir):
              "cellinfo": {"path": "lincs2020/cellinfo_beta.txt"}}
     source = {"type": "local", "layout": "lincs2020", "level": 5, "files": files}
     cfg = _overlay(workdir, "lincs_local", source, log2_transform=False)
-    dry = run_snakemake(["-n", "screen_fig4a", "--configfile", str(cfg)], workdir).stdout
+    dry = run_snakemake(["-n", "drug_screen_fig4a", "--configfile", str(cfg)], workdir).stdout
     for rule in ("drug_screen_local", "drug_screen_lincs2020_tables", "drug_screen_fingerprints",
                  "drug_screen_preprocess", "drug_screen_source", "drug_screen_transfer"):
         assert rule in dry, rule
@@ -150,7 +150,7 @@ def test_local_lincs2020_release_dry_run_and_preprocessing(workdir):
     assert not (workdir / "resources/drug_screen/lincs_bad/local/geneinfo").exists()
     # a missing local file stops the run before any job, naming the config key
     files["geneinfo"] = {"path": "lincs2020/nope.txt"}
-    proc = run_snakemake(["-n", "screen_fig4a", "--configfile", str(_overlay(workdir, "lincs_missing", source))],
+    proc = run_snakemake(["-n", "drug_screen_fig4a", "--configfile", str(_overlay(workdir, "lincs_missing", source))],
                          workdir, check=False)
     assert proc.returncode != 0
     assert "drug_screen.sources.lincs_missing.files.geneinfo.path: 'lincs2020/nope.txt' is not a file" in \
@@ -187,11 +187,11 @@ def test_local_geo_layout_with_a_gct_text_level3_matrix(workdir):
              "gene_info": {"path": "geo/gene_info.txt"}}
     # a CMap LINCS 2020 setting on a geo layout is refused before any job, naming the key
     odd = _overlay(workdir, "geo_odd", {"type": "local", "files": files, "gene_space": "all"})
-    proc = run_snakemake(["-n", "screen_fig4a", "--configfile", str(odd)], workdir, check=False)
+    proc = run_snakemake(["-n", "drug_screen_fig4a", "--configfile", str(odd)], workdir, check=False)
     assert proc.returncode != 0
     assert "drug_screen.sources.geo_odd.gene_space: applies to layout lincs2020 only" in proc.stdout + proc.stderr
     cfg = _overlay(workdir, "geo_gct", {"type": "local", "files": files}, log2_transform=False)
-    dry = run_snakemake(["-n", "screen_fig4a", "--configfile", str(cfg)], workdir).stdout
+    dry = run_snakemake(["-n", "drug_screen_fig4a", "--configfile", str(cfg)], workdir).stdout
     assert "drug_screen_local" in dry and "drug_screen_lincs2020_tables" not in dry
     target = "results/drug_screen/geo_gct/preprocessed/counts.tsv"
     run_snakemake(["--cores", "1", target, "--configfile", str(cfg)], workdir)
@@ -226,13 +226,13 @@ def test_lincs2020_download_source_plans_checksummed_downloads(workdir):
              "siginfo": dl("siginfo_beta.txt"), "geneinfo": dl("geneinfo_beta.txt"),
              "compoundinfo": [dl("compoundinfo_beta.txt")]}
     cfg = _overlay(workdir, "lincs_dl", {"type": "lincs2020", "files": files}, log2_transform=False)
-    dry = run_snakemake(["-n", "screen_fig4a", "--configfile", str(cfg)], workdir).stdout
+    dry = run_snakemake(["-n", "drug_screen_fig4a", "--configfile", str(cfg)], workdir).stdout
     for key in ("matrix_1", "matrix_2", "siginfo", "geneinfo", "compoundinfo_1"):
         assert f"resources/drug_screen/lincs_dl/download/{key}" in dry, key
     assert "drug_screen_local" not in dry and "drug_screen_lincs2020_tables" in dry
     # geo-layout files in a lincs2020 layout are refused at parse time, naming the key
     files["gctx"] = dl("siginfo_beta.txt")
-    proc = run_snakemake(["-n", "screen_fig4a", "--configfile",
+    proc = run_snakemake(["-n", "drug_screen_fig4a", "--configfile",
                           str(_overlay(workdir, "lincs_dl", {"type": "lincs2020", "files": files}))],
                          workdir, check=False)
     assert proc.returncode != 0 and "lincs_dl.files" in proc.stdout + proc.stderr
@@ -263,7 +263,7 @@ def test_local_geo_layout_with_only_the_matrix(workdir):
     values = _embedded_gct(workdir / "geo/plate.gct")
     cfg = _overlay(workdir, "geo_plate", {"type": "local", "files": {"gctx": {"path": "geo/plate.gct"}}},
                    log2_transform=False)
-    dry = run_snakemake(["-n", "screen_fig4a", "--configfile", str(cfg)], workdir).stdout
+    dry = run_snakemake(["-n", "drug_screen_fig4a", "--configfile", str(cfg)], workdir).stdout
     for table in ("sample_info", "pert_info", "gene_info"):
         assert f"resources/drug_screen/geo_plate/matrix/{table}.txt" in dry, table
     target = "results/drug_screen/geo_plate/preprocessed/counts.tsv"
@@ -317,7 +317,7 @@ def test_cmapr_level5_gctx_with_the_matrix_path_alone(workdir):
     naming the config key to set and the field."""
     cfg = _overlay(workdir, "cmapr", {"type": "local", "files": {"gctx": {"path": str(CMAPR)}}},
                    log2_transform=False)
-    dry = run_snakemake(["-n", "screen_fig4a", "--configfile", str(cfg)], workdir).stdout
+    dry = run_snakemake(["-n", "drug_screen_fig4a", "--configfile", str(cfg)], workdir).stdout
     assert "drug_screen_matrix_tables" in dry
     folder = "resources/drug_screen/cmapr/matrix"
     run_snakemake(["--cores", "1", f"{folder}/sample_info.txt", f"{folder}/gene_info.txt", "--configfile",

@@ -65,7 +65,7 @@ def test_mkl_figS7_on_real_fashion_mnist(workdir):
         "    seeds: [0]\n"
         "    corruptions: [contrast]\n"
         "    sizes: {n_source_train: 200, n_source_test: 100, n_target_train: 200, n_target_test: 200}\n")
-    run_snakemake(["--cores", "2", "mkl_figS7", "--configfile", str(REPO / "config/images_fashion_mnist.yaml"),
+    run_snakemake(["--cores", "2", "mkl_transfer_figS7", "--configfile", str(REPO / "config/images_fashion_mnist.yaml"),
                    str(small)], workdir, timeout=1200)
     t = pd.read_csv(workdir / "results/mkl_transfer/fashion_mnist/tables/figS7.tsv", sep="\t")
     row = t[(t["target"] == "contrast") & (t["method"] == "EasyMKL")].set_index("model")["accuracy_mean"]

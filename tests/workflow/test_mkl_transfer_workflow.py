@@ -23,7 +23,7 @@ def _check(table: pd.DataFrame, targets: set[str]) -> None:
 
 @pytest.mark.slow
 def test_mkl_transfer_targets_on_a_tiny_config(workdir):
-    run_snakemake(["--cores", "2", "mkl_figS7", "mkl_figS7_bio", "--configfile", *TINY], workdir, timeout=1200)
+    run_snakemake(["--cores", "2", "mkl_transfer_figS7", "mkl_transfer_figS7_bio", "--configfile", *TINY], workdir, timeout=1200)
     img = workdir / "results/mkl_transfer/digits"
     table = pd.read_csv(img / "tables/figS7.tsv", sep="\t")
     _check(table, {"contrast", "gaussian_noise", "translate"})
@@ -40,6 +40,6 @@ def test_mkl_transfer_targets_on_a_tiny_config(workdir):
     assert (tb["n_train"] == 30).all()
     assert (bio / "figures/figS7_bio.png").stat().st_size > 1000
     # a figure rerun does not recompute the models
-    proc = run_snakemake(["-n", "mkl_figS7", "--configfile", *TINY, "--forcerun", "mkl_transfer_figure_images"],
+    proc = run_snakemake(["-n", "mkl_transfer_figS7", "--configfile", *TINY, "--forcerun", "mkl_transfer_figure_images"],
                          workdir)
     assert "mkl_transfer_images" not in proc.stdout and "mkl_transfer_figure_images" in proc.stdout

@@ -250,8 +250,8 @@ def test_failing_rule_leaves_no_output_and_rerun_resumes(workdir):
 
 
 TINY_DKL = REPO / ".test/config/diffusion_tiny.yaml"
-DKL_TARGETS = ["dkl_table2", "dkl_table3", "dkl_table4", "dkl_fig1", "dkl_fig2", "dkl_fig3", "dkl_fig4",
-               "dkl_sensitivity"]
+DKL_TARGETS = ["diffusion_table2", "diffusion_table3", "diffusion_table4", "diffusion_fig1", "diffusion_fig2", "diffusion_fig3", "diffusion_fig4",
+               "diffusion_sensitivity"]
 
 
 @pytest.mark.slow
@@ -277,7 +277,7 @@ def test_diffusion_study_end_to_end_on_a_tiny_network(workdir):
     assert "rBaseline" in html  # a caption rendered from report/diffusion.rst
     # A von Mering table with no von Mering-type data set configured is an
     # error naming what is missing, not a silent no-op.
-    proc = run_snakemake(["-n", "dkl_table5", "--configfile", str(TINY_DKL)], workdir, check=False)
+    proc = run_snakemake(["-n", "diffusion_table5", "--configfile", str(TINY_DKL)], workdir, check=False)
     assert proc.returncode != 0 and "paper_dataset: vonmering" in proc.stdout + proc.stderr
     # One more stability split reruns that split and the stability table,
     # nothing already finished (splits are separate files, params are slim).
@@ -285,7 +285,7 @@ def test_diffusion_study_end_to_end_on_a_tiny_network(workdir):
     more.write_text("diffusion:\n  n_random_splits: 3\n")
     jobs = _dry_run_jobs(run_snakemake(["-n", *DKL_TARGETS, "--configfile", str(TINY_DKL), str(more)],
                                        workdir).stdout)
-    assert set(jobs) == {"diffusion_random_split", "diffusion_split", "diffusion_table", "dkl_table4"}
+    assert set(jobs) == {"diffusion_random_split", "diffusion_split", "diffusion_table", "diffusion_table4"}
     assert jobs["diffusion_split"]["output"] >= {"results/diffusion/tiny/splits/03/roc.tsv"}
     assert not any("/splits/00/" in f or "/splits/01/" in f for f in jobs["diffusion_split"]["output"])
 
@@ -331,7 +331,7 @@ def test_bad_grid_and_splits_settings_fail_at_parse_naming_the_key(workdir, fine
     cfg = {"diffusion": {"datasets": ["tiny", "tiny_fine"], "sources": {"tiny_fine": {**tiny, **fine}}}}
     path = workdir / "config/bad_fine.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    proc = run_snakemake(["-n", "dkl_table2", "--configfile", str(TINY_DKL), str(path)], workdir, check=False)
+    proc = run_snakemake(["-n", "diffusion_table2", "--configfile", str(TINY_DKL), str(path)], workdir, check=False)
     assert proc.returncode != 0
     assert re.search(match, proc.stdout + proc.stderr), proc.stdout + proc.stderr
 
@@ -351,7 +351,7 @@ def test_a_source_outside_datasets_is_checked_too(workdir):
 
 @pytest.mark.slow
 def test_protocol_and_train_only_scale_choice_side_by_side(workdir):
-    """dkl_protocols: the paper's protocol and a deviation data set (the
+    """diffusion_protocols: the paper's protocol and a deviation data set (the
     train-only kernel-scale choice) on the same splits, one table; the choice
     is recorded per split, and the reproduction context labels the
     deviation's rows."""
@@ -364,7 +364,7 @@ def test_protocol_and_train_only_scale_choice_side_by_side(workdir):
                              {"laplacian": "normalized", "step_factor": 1.0}]}}}
     path = workdir / "config/cv.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    run_snakemake(["--cores", "2", "dkl_protocols", "--configfile", str(TINY_DKL), str(path)], workdir)
+    run_snakemake(["--cores", "2", "diffusion_protocols", "--configfile", str(TINY_DKL), str(path)], workdir)
     table = pd.read_csv(workdir / "results/diffusion/protocols_ligand.tsv", sep="\t")
     assert set(table["dataset"]) == {"tiny", "tiny_cv"}
     assert set(table.loc[table["dataset"] == "tiny", "protocol"]) == {"paper"}
@@ -386,7 +386,7 @@ def test_missing_input_file_fails_before_any_job_naming_the_key(workdir):
         "min_annotated": 10}}}}
     path = workdir / "config/bad.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    proc = run_snakemake(["--cores", "1", "dkl_table5", "--configfile", str(path)], workdir, check=False)
+    proc = run_snakemake(["--cores", "1", "diffusion_table5", "--configfile", str(path)], workdir, check=False)
     assert proc.returncode != 0
     assert "diffusion.sources.real.network_path" in proc.stderr + proc.stdout
     assert not (workdir / "results").exists()
@@ -423,7 +423,7 @@ def test_drug_screen_end_to_end_on_a_small_screen(workdir):
     assert pt["n_train"].nunique() == 5 and pt["fit_r2"].iloc[0] > 0.8 and pt["a"].iloc[0] > 0
     assert (base / "source/summary.json").is_file()
     # rerunning one panel's figure does not recompute the models
-    proc = run_snakemake(["-n", "screen_fig4a", "--configfile", str(TINY_DS), "--forcerun", "drug_screen_figure"],
+    proc = run_snakemake(["-n", "drug_screen_fig4a", "--configfile", str(TINY_DS), "--forcerun", "drug_screen_figure"],
                          workdir)
     assert "drug_screen_source" not in proc.stdout and "drug_screen_figure" in proc.stdout
 
@@ -446,7 +446,7 @@ def test_drug_screen_end_to_end_on_a_small_screen(workdir):
     cfg["drug_screen"].update(featurization="mol2vec")
     cfg["drug_screen"]["fingerprint"] = {"radius": 2, "n_bits": 1024, "mol2vec_model_path": "m2v.model"}
     (workdir / "m2v.yaml").write_text(yaml.safe_dump(cfg))
-    proc = run_snakemake(["--cores", "2", "screen_fig4a", "--configfile", str(workdir / "m2v.yaml")], workdir)
+    proc = run_snakemake(["--cores", "2", "drug_screen_fig4a", "--configfile", str(workdir / "m2v.yaml")], workdir)
     assert "drug_screen_preprocess" not in proc.stdout + proc.stderr
     m2v = pd.read_csv(workdir / "results/drug_screen/tiny/mol2vec/tables/fig4a.tsv", sep="\t")
     assert set(m2v["model"]) == set(a.index) and not np.allclose(m2v["mean"], pd.read_csv(
@@ -477,7 +477,7 @@ def test_drug_screen_end_to_end_on_a_small_screen(workdir):
 
     cfg["drug_screen"]["fingerprint"]["mol2vec_model_path"] = None
     (workdir / "m2v_bad.yaml").write_text(yaml.safe_dump(cfg))
-    proc = run_snakemake(["-n", "screen_fig4a", "--configfile", str(workdir / "m2v_bad.yaml")], workdir, check=False)
+    proc = run_snakemake(["-n", "drug_screen_fig4a", "--configfile", str(workdir / "m2v_bad.yaml")], workdir, check=False)
     assert proc.returncode != 0 and "mol2vec_model_path" in proc.stdout + proc.stderr
 
     # The source model by two processes (torchrun, gloo on the CPU), matrix-free: Nystrom with every
@@ -520,7 +520,7 @@ def test_drug_screen_dose_time_key_preprocesses_then_stops_before_the_models(wor
     cfg["drug_screen"]["replicate_key"] = ["pert", "cell", "dose", "time"]
     by_dose = workdir / "by_dose.yaml"
     by_dose.write_text(yaml.safe_dump(cfg))
-    for target in ("screen_fig4a", "depmap_figS9a"):
+    for target in ("drug_screen_fig4a", "depmap_figS9a"):
         proc = run_snakemake(["-n", target, "--configfile", str(by_dose)], workdir, check=False)
         assert proc.returncode != 0, target
         assert "drug_screen.replicate_key is [pert, cell, dose, time]" in proc.stdout + proc.stderr, target
@@ -596,3 +596,22 @@ def test_drug_screen_geo_download_rules_against_local_files(workdir):
     log = (workdir / "results/drug_screen/geo_bad/logs/download_gene_info.log").read_text()
     assert "mismatch" in log and "0" * 64 in log
     assert not (workdir / "resources/drug_screen/geo_bad/download/gene_info").exists()
+
+
+def test_every_old_target_name_is_an_alias_of_its_new_name(workflow_rules):
+    """The names before the <study>_<figure> scheme run what the new names run."""
+    import re
+
+    text = (REPO / "workflow/rules/aliases.smk").read_text()
+    aliases = dict(re.findall(r'^\s+"(\w+)": "(\w+)",$', text, re.M))
+    assert len(aliases) == 8 + 6 + 3 + 6 + 2  # diffusion figures, tables, three more; Fig. 4a-f; S7 twice
+    for old, new in aliases.items():
+        assert re.fullmatch(r"(diffusion|drug_screen|mkl_transfer)_\w+", new), new
+        a, b = workflow_rules[old], workflow_rules[new]
+        assert a.norun and b.norun, (old, new)  # targets, not jobs
+        assert [_resolved(x) for x in a.input] == [_resolved(x) for x in b.input], (old, new)
+
+
+def _resolved(item):
+    """An input item, an input function called with no wildcards (targets have none)."""
+    return item({}) if callable(item) else item

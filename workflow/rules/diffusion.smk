@@ -203,7 +203,7 @@ rule diffusion_figure_table:
         "../scripts/diffusion_figure_table.py"
 
 
-rule diffusion_sensitivity:
+rule diffusion_sensitivity_run:
     """GPU-tagged: mean ROC on the given split against C, lam, the end of
     the beta grid and its step."""
     input:
@@ -237,7 +237,7 @@ rule diffusion_sensitivity:
         "../scripts/diffusion_sensitivity.py"
 
 
-rule diffusion_predict:
+rule diffusion_predict_dataset:
     """GPU-tagged: new function predictions of the data set,
     `diffusion.predict.formulation` trained on every annotated protein with
     the protocol's code; per-function CV AUC and expected precision."""
@@ -296,7 +296,7 @@ rule diffusion_plot:
         "../scripts/diffusion_plot.py"
 
 
-rule diffusion_protocols:
+rule diffusion_protocols_run:
     """The paper's protocol and the labelled deviations of the same network
     side by side (Tables 2-7's numbers per data set)."""
     input:
@@ -330,8 +330,8 @@ rule diffusion_protocols:
         "../scripts/diffusion_protocols.py"
 
 
-# Named targets: the paper's tables and figures, one rule each (dkl_table2 to
-# dkl_table7, dkl_fig1 to dkl_fig8), from DIFFUSION_TABLES and
+# Named targets: the paper's tables and figures, one rule each (diffusion_table2 to
+# diffusion_table7, diffusion_fig1 to diffusion_fig8), from DIFFUSION_TABLES and
 # DIFFUSION_FIGURES.
 for _kind, _numbers in (("table", DIFFUSION_TABLES), ("figure", DIFFUSION_FIGURES)):
     for _paper, _items in _numbers.items():
@@ -340,12 +340,12 @@ for _kind, _numbers in (("table", DIFFUSION_TABLES), ("figure", DIFFUSION_FIGURE
             rule:
                 f"""{_kind.capitalize()} {_number}: {DIFFUSION_TARGET_DOCS[_item]}, {DIFFUSION_PAPER_NAMES[_paper]}."""
                 name:
-                    f"dkl_{'fig' if _kind == 'figure' else 'table'}{_number}"
+                    f"diffusion_{'fig' if _kind == 'figure' else 'table'}{_number}"
                 input:
                     diffusion_target(_kind, _number),
 
 
-rule dkl_sensitivity:
+rule diffusion_sensitivity:
     """Mean ROC against the SVM's C, lam, the end of the beta grid and its step."""
     input:
         [
@@ -358,14 +358,14 @@ rule dkl_sensitivity:
         ],
 
 
-rule dkl_protocols:
+rule diffusion_protocols:
     """The paper's protocol beside its labelled deviations (Laplacian, beta
     step, train-only kernel-scale choice) on each configured network."""
     input:
         diffusion_protocol_targets,
 
 
-rule dkl_predict:
+rule diffusion_predict:
     """New function predictions of every configured data set: scores,
     probabilities, top-k new functions per protein, per-function CV AUC and
     expected precision."""

@@ -236,7 +236,7 @@ def diffusion_protocol_datasets(paper):
 def diffusion_protocol_targets(wildcards):
     """The side-by-side table of every paper data set that has a configured
     data set (with only the protocol's rows where no deviation is configured).
-    An error, only when dkl_protocols is asked for, where the data sets of one
+    An error, only when diffusion_protocols is asked for, where the data sets of one
     paper data set do not share their splits."""
     papers = [p for p in ("ligand", "vonmering") if diffusion_protocol_datasets(p)]
     for p in papers:
@@ -246,12 +246,14 @@ def diffusion_protocol_targets(wildcards):
         }
         if len(set(seeds.values())) > 1:
             raise WorkflowError(
-                "dkl_protocols compares data sets on one network and one set of splits, but "
+                "diffusion_protocols compares data sets on one network and one set of splits, but "
                 f"the data sets standing for {p} take their splits from {seeds}: give the "
                 "deviations `splits_of: <the protocol's data set>`"
             )
     if not papers:
-        raise WorkflowError("dkl_protocols needs a data set in diffusion.datasets")
+        raise WorkflowError(
+            "diffusion_protocols needs a data set in diffusion.datasets"
+        )
     return [f"results/diffusion/protocols_{p}.tsv" for p in papers]
 
 

@@ -401,42 +401,42 @@ rule drug_screen_figure:
 
 
 # Named targets: the panels of the paper's Fig. 4.
-rule screen_fig4a:
+rule drug_screen_fig4a:
     """Target: metrics of the five predictors on seen drugs (bars, SD over cell lines)."""
     input:
         f"{DS_MODEL_DIR}/tables/fig4a.tsv",
         figure(DS_FIG_STUDY, "fig4a"),
 
 
-rule screen_fig4b:
+rule drug_screen_fig4b:
     """Target: metrics of the five predictors on unseen drugs."""
     input:
         f"{DS_MODEL_DIR}/tables/fig4b.tsv",
         figure(DS_FIG_STUDY, "fig4b"),
 
 
-rule screen_fig4c:
+rule drug_screen_fig4c:
     """Target: scaling law on seen drugs (metric vs target samples, a log2(n) + b fits)."""
     input:
         f"{DS_MODEL_DIR}/tables/fig4c.tsv",
         figure(DS_FIG_STUDY, "fig4c"),
 
 
-rule screen_fig4d:
+rule drug_screen_fig4d:
     """Target: scaling law on unseen drugs."""
     input:
         f"{DS_MODEL_DIR}/tables/fig4d.tsv",
         figure(DS_FIG_STUDY, "fig4d"),
 
 
-rule screen_fig4e:
+rule drug_screen_fig4e:
     """Target: per-sample R² over the first two principal components, first cell line."""
     input:
         f"{DS_MODEL_DIR}/tables/fig4e.tsv",
         figure(DS_FIG_STUDY, "fig4e"),
 
 
-rule screen_fig4f:
+rule drug_screen_fig4f:
     """Target: per-sample R² over the first two principal components, second cell line."""
     input:
         f"{DS_MODEL_DIR}/tables/fig4f.tsv",

@@ -125,7 +125,7 @@ rule mkl_transfer_figure_bio:
 
 
 # Named targets.
-rule mkl_figS7:
+rule mkl_transfer_figS7:
     """Target: SI Fig. S7 on corrupted images (accuracy per corruption of
     baseline, transfer and translation for each MKL method), with its TSV."""
     input:
@@ -134,7 +134,7 @@ rule mkl_figS7:
         figure(MT_IMG_STUDY, "figS7"),
 
 
-rule mkl_figS7_bio:
+rule mkl_transfer_figS7_bio:
     """Target: SI Fig. S7's comparison on DepMap viability (cell line -> cell
     lines), with its TSV."""
     input:

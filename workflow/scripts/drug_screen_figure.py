@@ -34,7 +34,7 @@ else:
     cells = list(smk.params.pca_cells) or order[:2]
     if fig_id == "fig4f" and len(cells) < 2:
         raise ValueError("Fig. 4f shows a second target cell line, but there is one (drug_screen.pca_cells or "
-                         "n_target); ask for screen_fig4e only")
+                         "n_target); ask for drug_screen_fig4e only")
     cell = cells[0] if fig_id == "fig4e" else cells[1]
     if cell not in order:
         raise ValueError(f"drug_screen.pca_cells: {cell!r} is not a target cell line ({order})")

@@ -114,9 +114,9 @@ def test_every_figure_and_table_of_the_papers_has_an_item():
 def test_entries_targets_and_papers_exist(workflow_rules):
     pv = _paper_values()
     items = load_coverage(COVERAGE, SCHEMA)
-    # the rules as Snakemake parses them (some, e.g. dkl_table2, are made in a loop)
+    # the rules as Snakemake parses them (some, e.g. diffusion_table2, are made in a loop)
     rules = set(workflow_rules)
-    assert {"reproduction_table", "coverage_table", "dkl_table2", "mmdt_fig_digits"} <= rules
+    assert {"reproduction_table", "coverage_table", "diffusion_table2", "mmdt_fig_digits"} <= rules
     assert reference_errors(items, entry_ids=[e["id"] for e in pv["entries"]], rules=rules,
                             papers=pv["papers"]) == []
     assert {it["paper"] for it in items} == set(pv["papers"]), "every paper has items"
@@ -133,7 +133,7 @@ def test_every_paper_value_belongs_to_an_item():
 def test_reference_errors_name_the_item():
     items = [{"paper": "transfer", "item": "Fig. 2a", "target": "no_such_rule", "entries": ["nope"]},
              {"paper": "other", "item": "Table 1", "target": None, "entries": []}]
-    lines = reference_errors(items, entry_ids=["a"], rules={"dkl_table2"}, papers={"transfer"})
+    lines = reference_errors(items, entry_ids=["a"], rules={"diffusion_table2"}, papers={"transfer"})
     assert lines == ["item transfer/'Fig. 2a': entry 'nope' is not in paper_values.yaml",
                      "item transfer/'Fig. 2a': target 'no_such_rule' is not a rule of the workflow",
                      "item other/'Table 1': paper 'other' is not a paper of paper_values.yaml (['transfer'])"]
@@ -142,7 +142,7 @@ def test_reference_errors_name_the_item():
 # ---------------------------------------------------------------------------
 # (c) the status rule, on hand-made reproduction tables
 
-def _item(entries=("e1", "e2", "e3"), target="dkl_table2", status=None, why="Because."):
+def _item(entries=("e1", "e2", "e3"), target="diffusion_table2", status=None, why="Because."):
     it = {"paper": "diffusion", "item": "Table 2", "shows": "s", "target": target, "entries": list(entries),
           "data": "d", "why": why}
     if status:
@@ -308,10 +308,10 @@ def test_a_fixed_analogue_whose_target_this_run_did_not_build_is_not_run():
 
     from biokernels.coverage import item_status
 
-    item = {"paper": "diffusion", "item": "Fig. 1", "shows": "s", "target": "dkl_fig1", "entries": [],
+    item = {"paper": "diffusion", "item": "Fig. 1", "shows": "s", "target": "diffusion_fig1", "entries": [],
             "data": "d", "why": "ROC thresholds", "status": "analogue"}
     empty = pd.DataFrame(columns=["id", "verdict"])
-    assert item_status(item, empty, {"dkl_fig1": True})[0] == "analogue"
-    status, why = item_status(item, empty, {"dkl_fig1": False})
-    assert status == "not run" and "did not build dkl_fig1" in why
+    assert item_status(item, empty, {"diffusion_fig1": True})[0] == "analogue"
+    status, why = item_status(item, empty, {"diffusion_fig1": False})
+    assert status == "not run" and "did not build diffusion_fig1" in why
     assert item_status(item, empty)[0] == "analogue"      # no information: the target counts as built

@@ -1,4 +1,4 @@
-"""``diffusion_predict``: the formulation trained on every
+"""``diffusion_predict_dataset``: the formulation trained on every
 annotated protein scores every protein with the protocol's own code, its
 calibration and expected precision come from the inner folds, and its top-k
 lists only new functions. Small planted networks of the study's generator
