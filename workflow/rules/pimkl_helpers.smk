@@ -135,10 +135,10 @@ PK_TARGETS = [
     f for fig in PK_FIGS for f in [f"{PK_DIR}/tables/{fig}.tsv", *figure(PK_STUDY, fig)]
 ] + [PK_COHORT_COUNTS]
 # Prediction: a signature fitted on one cohort, applied to the others.
-PK_PREDICT = PK.get("predict") or {}
-PK_TRAIN_COHORT = PK_PREDICT.get("train_cohort") or PK_S1_COHORTS[0]
+PK_PREDICT = PK["predict"]  # the schema fills its defaults
+PK_TRAIN_COHORT = PK_PREDICT["train_cohort"] or PK_S1_COHORTS[0]
 PK_PREDICT_COHORTS = list(
-    PK_PREDICT.get("cohorts") or [c for c in PK_S1_COHORTS if c != PK_TRAIN_COHORT]
+    PK_PREDICT["cohorts"] or [c for c in PK_S1_COHORTS if c != PK_TRAIN_COHORT]
 )
 _PK_UNKNOWN = [
     c for c in [PK_TRAIN_COHORT, *PK_PREDICT_COHORTS] if c not in PK_COHORT_SPECS
@@ -156,7 +156,7 @@ PK_PREDICT_TARGETS = [
 PK_PREDICT_PARAMS = canonical(
     {
         **PK_S1_PARAMS,
-        "predict": {k: PK_PREDICT.get(k) for k in ("normalization", "min_coverage")},
+        "predict": {k: PK_PREDICT[k] for k in ("normalization", "min_coverage")},
     }
 )
 

@@ -23,7 +23,7 @@ for seed in images["seeds"]:
                                             source_fraction=images["source_fraction"])
     else:
         source, targets, info = image_pair_tasks(image_set, [corruption], seed, classes=images["classes"],
-                                                 severity=images["severity"], **(images.get("sizes") or {}))
+                                                 severity=images["severity"], **images["sizes"])
     log.info("seed %d, %s: %s", seed, corruption, info)
     acc, w = run_transfer(source, targets, seed=seed, **transfer_options(model))
     accs.append(acc)

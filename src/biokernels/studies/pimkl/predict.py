@@ -26,9 +26,8 @@ from sklearn.svm import SVC
 from biokernels.errors import InputError
 from biokernels.kernels.pathway import InducedPathway, induce_pathways, normalize_trace, pathway_kernels
 from biokernels.modelfiles import load_model, save_model
-from biokernels.studies.pimkl.protocol.model import (AGGREGATIONS, CLASSIFIERS, CRITERIA, EASYMKL_LAMS,
-                                                     _choose_easymkl_lam, _inner_kernels)
-from biokernels.studies.pimkl.protocol.s1 import _check_cohort, _inner_splits
+from biokernels.studies.pimkl.protocol.model import EASYMKL_LAMS, _choose_easymkl_lam, _inner_kernels
+from biokernels.studies.pimkl.protocol.s1 import _check_cohort, _check_options, _inner_splits
 
 __all__ = ["PimklSignature", "fit_signature", "load_signature", "KIND", "NORMALIZATIONS"]
 
@@ -170,14 +169,12 @@ def fit_signature(X: pd.DataFrame, y, edges: pd.DataFrame, gene_sets: dict[str, 
     Raises
     ------
     InputError
-        Bad options, NaN, a length mismatch, one class, too few samples of
+        Bad options (a lambda outside [0, 1] among them), NaN, a length mismatch, one class, too few samples of
         a class for the inner folds, no gene set giving a kernel.
     """
     from biokernels.solvers.easymkl import KOMD, EasyMKL
 
-    if criterion not in CRITERIA or classifier not in CLASSIFIERS or kernel_aggregation not in AGGREGATIONS:
-        raise InputError(f"fit_signature: criterion {criterion!r}, classifier {classifier!r}, kernel_aggregation "
-                         f"{kernel_aggregation!r}: expected one of {CRITERIA}, {CLASSIFIERS}, {AGGREGATIONS}")
+    _check_options(criterion, classifier, kernel_aggregation, easymkl_lams)
     yv = _check_cohort(X, y, cohort)
     if np.unique(yv).size < 2:
         raise InputError(f"cohort {cohort!r}: only class {np.unique(yv).tolist()} present (expected 0 and 1)")
@@ -199,12 +196,12 @@ def fit_signature(X: pd.DataFrame, y, edges: pd.DataFrame, gene_sets: dict[str, 
         w = mkl.weights_
     except InputError:
         w, fallback = np.full(len(pws), 1.0 / len(pws)), True
-    Kw = np.tensordot(w, K, axes=1)
     if classifier == "komd":
-        clf = mkl.komd_ if not fallback else KOMD(lam=lam, psd_tol=None).fit(Kw, yv)
+        # EasyMKL's own KOMD was fitted on the combined kernel; the fallback fits one on equal weights
+        clf = KOMD(lam=lam, psd_tol=None).fit(np.tensordot(w, K, axes=1), yv) if fallback else mkl.komd_
         coef, offset = np.asarray(clf.dual_coef_, float), -float(clf.bias_)
     else:
-        svc = SVC(kernel="precomputed", C=svm_C).fit(Kw, yv)
+        svc = SVC(kernel="precomputed", C=svm_C).fit(np.tensordot(w, K, axes=1), yv)
         coef = np.zeros(len(yv))
         coef[svc.support_] = svc.dual_coef_[0]
         offset = float(svc.intercept_[0])

@@ -38,6 +38,19 @@ def _check_two_classes(y_part: np.ndarray, cohort: str, where: str) -> None:
                          f"(expected both classes 0 and 1; too few samples of the other class for this many folds)")
 
 
+def _check_options(criterion: str, classifier: str, kernel_aggregation: str, easymkl_lams) -> None:
+    """InputError for an unknown criterion, classifier or aggregation, or a lambda outside [0, 1]."""
+    if criterion not in CRITERIA:
+        raise InputError(f"criterion {criterion!r}: expected one of {CRITERIA}")
+    if classifier not in CLASSIFIERS:
+        raise InputError(f"classifier {classifier!r}: expected one of {CLASSIFIERS}")
+    if kernel_aggregation not in AGGREGATIONS:
+        raise InputError(f"kernel_aggregation {kernel_aggregation!r}: expected one of {AGGREGATIONS}")
+    bad = [lam for lam in easymkl_lams if not 0.0 <= float(lam) <= 1.0]
+    if bad:
+        raise InputError(f"easymkl_lams must be in [0, 1], got {bad}")
+
+
 def _check_cohort(X, y, cohort: str) -> np.ndarray:
     """The labels of a cohort as int (n,); InputError unless ``X`` is a
     DataFrame without NaN and with one row per label."""
@@ -206,15 +219,7 @@ def run_s1(X: pd.DataFrame, y: pd.Series | np.ndarray, edges: pd.DataFrame, gene
         with one class (cohort and fold named), unknown option values, a
         lambda outside [0, 1].
     """
-    if criterion not in CRITERIA:
-        raise InputError(f"criterion {criterion!r}: expected one of {CRITERIA}")
-    if classifier not in CLASSIFIERS:
-        raise InputError(f"classifier {classifier!r}: expected one of {CLASSIFIERS}")
-    if kernel_aggregation not in AGGREGATIONS:
-        raise InputError(f"kernel_aggregation {kernel_aggregation!r}: expected one of {AGGREGATIONS}")
-    bad = [lam for lam in easymkl_lams if not 0.0 <= float(lam) <= 1.0]
-    if bad:
-        raise InputError(f"easymkl_lams must be in [0, 1], got {bad}")
+    _check_options(criterion, classifier, kernel_aggregation, easymkl_lams)
     backend = "python" if reference else "numba"
     yv = _check_cohort(X, y, cohort)
     pws, table = induce_pathways(edges, gene_sets, list(X.columns), min_genes=min_genes)
