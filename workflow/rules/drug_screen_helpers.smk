@@ -220,3 +220,67 @@ DS_TARGETS = [
     for fig in DS_FIGS
     for f in [f"{DS_MODEL_DIR}/tables/{fig}.tsv", *figure(DS_FIG_STUDY, fig)]
 ]
+
+# drug_screen_predict (rules/drug_screen_predict.smk): the virtual screen of
+# a compound library on every target cell line.
+DS_PREDICT = DS["predict"]
+DS_PREDICT_DIR = f"{DS_MODEL_DIR}/predict"
+DS_LIBRARY = DS_PREDICT["library_path"]
+DS_QUERY = DS_PREDICT["query"]
+if DS_LIBRARY and DS["featurization"] != "morgan":
+    raise WorkflowError(
+        "drug_screen.predict.library_path: a user library is featurized with Morgan bits only; "
+        f"drug_screen.featurization is {DS['featurization']!r} (set it to morgan, or library_path: null "
+        "to impute the screen's own compounds)"
+    )
+if DS_QUERY:
+    _missing = [
+        f"drug_screen.predict.query.{k}: {DS_QUERY[k]!r} is not a file (a GMT path, or give a list of genes)"
+        for k in ("up", "down")
+        if isinstance(DS_QUERY.get(k), str) and not os.path.isfile(DS_QUERY[k])
+    ]
+    if _missing:
+        raise WorkflowError("Config validation failed:\n" + "\n".join(_missing))
+DS_PREDICT_PARAMS = canonical(
+    {
+        "kernel": DS["kernel"],
+        **{k: DS_PREDICT[k] for k in ("model", "interval_level")},
+    }
+)
+
+
+def ds_library_features(wc=None):
+    """The library's model features: the user's compounds featurized by
+    drug_screen_library, or (no library) the screen's own features."""
+    return f"{DS_PREDICT_DIR}/library/morgan.tsv.gz" if DS_LIBRARY else DS_FEATURES
+
+
+def ds_library_bits(wc=None):
+    """Morgan bits of the library (the Tanimoto of each compound's nearest
+    measured compound), and of the screen's compounds."""
+    screen_bits = f"{DS_DIR}/fingerprints/morgan.tsv.gz"
+    return {
+        "library_bits": ds_library_features() if DS_LIBRARY else screen_bits,
+        "screen_bits": screen_bits,
+    }
+
+
+def ds_query_files(wc=None):
+    """The query's files: GMT paths given for up / down, and the profile."""
+    if not DS_QUERY:
+        return {}
+    files = {k: DS_QUERY[k] for k in ("up", "down") if isinstance(DS_QUERY.get(k), str)}
+    if DS_QUERY.get("profile_path"):
+        files["profile"] = DS_QUERY["profile_path"]
+    return files
+
+
+DS_PREDICT_TARGETS = (
+    expand(
+        f"{DS_PREDICT_DIR}/target{{k}}/{{f}}",
+        k=DS_RANKS,
+        f=["profiles.gctx", "compounds.tsv", "calibration.tsv"],
+    )
+    + [f"{DS_PREDICT_DIR}/summary.tsv"]
+    + ([f"{DS_PREDICT_DIR}/ranked.tsv"] if DS_QUERY else [])
+)
