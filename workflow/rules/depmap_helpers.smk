@@ -172,3 +172,25 @@ DM_TARGETS = [
     for fig in DM_FIGS
     for f in [f"{DM_DIR}/{feat}/tables/{fig}.tsv", *figure(f"{DM_STUDY}/{feat}", fig)]
 ] + [f"{DM_DIR}/tables/featurizations.tsv"]
+
+# depmap_predict (rules/depmap_predict.smk): every unmeasured pair's viability.
+DM_PREDICT_PARAMS = canonical(
+    {"kernel": DS["kernel"], "projection_input": DM["projection_input"]}
+    | {k: DM["predict"][k] for k in ("model", "interval_level")}
+)
+
+
+def dm_morgan_bits(wc):
+    """Morgan bits of every DepMap compound (CMAP's and the DepMap-only
+    ones), for the Tanimoto of each compound's nearest measured compound."""
+    return [
+        f"{DS_DIR}/fingerprints/morgan.tsv.gz",
+        f"{DM_DIR}/prepared/new_drugs_morgan.tsv.gz",
+    ]
+
+
+DM_PREDICT_TARGETS = [
+    f"{DM_DIR}/{feat}/predict/{f}"
+    for feat in DM["featurizations"]
+    for f in ("viability.tsv", "calibration.tsv")
+]

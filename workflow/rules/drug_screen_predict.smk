@@ -1,4 +1,4 @@
-# The virtual screen itself (#30; transfer paper, Results: "impute the effect
+# The virtual screen itself (transfer paper, Results: "impute the effect
 # of drugs on cell lines for which there was no experimental data"): the
 # source model on every source pair and the chosen transfer predictor on
 # every measured pair of each target cell line impute every library compound

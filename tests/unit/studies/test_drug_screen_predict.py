@@ -255,3 +255,39 @@ def test_bad_library_and_query_files_name_the_file_and_row(tmp_path):
     values, counts = query_profile(prof, genes)
     np.testing.assert_array_equal(values, [1.5, 0.0, -2.0])
     assert counts == {"n_matched": 2, "n_unmatched": 1, "n_missing": 1}
+
+
+def test_depmap_unmeasured_pairs_and_interval_coverage_on_a_planted_response():
+    import torch  # noqa: F401  (the projection model's Grams)
+
+    from biokernels.studies.depmap.predict import predict_viability, unmeasured_pairs
+    from biokernels.studies.depmap.projection import ProjectionData
+
+    rng = np.random.default_rng(5)
+    drugs, cells = [f"D{i}" for i in range(150)], ["A", "B", "C"]
+    rows = [(d, c) for d in drugs for c in cells if rng.random() < 0.85]
+    t = pd.DataFrame({"drug_key": [d for d, _ in rows], "cell_id": [c for _, c in rows]},
+                     index=[f"{d}:{c}" for d, c in rows])
+    t["stratum"] = np.where(t["drug_key"].str[1:].astype(int) < 100, "seen", "unseen")
+    t["fold"] = rng.integers(0, 5, len(t))
+    new = unmeasured_pairs(t)
+    assert len(new) + len(t) == 450 and not set(new.index) & set(t.index)
+    assert (new["stratum"] == np.where(new["drug_key"].str[1:].astype(int) < 100, "seen", "unseen")).all()
+    # viability = a smooth function of the drug features + N(0, 0.1^2): no interval that covers 90 %
+    # can be narrower than the noise's own 0.9 quantile of |N(0, 0.1^2)|, 1.645 x 0.1
+    feats = pd.DataFrame(rng.random((150, 8)), index=drugs)
+    controls = pd.DataFrame(rng.normal(size=(3, 4)), index=cells, columns=[f"g{j}" for j in range(4)])
+    allp = pd.concat([t, new])
+    signal = np.sin(3 * feats.loc[allp["drug_key"]].to_numpy()[:, 0]) + feats.loc[allp["drug_key"]].to_numpy()[:, 1]
+    t["viability"] = signal[: len(t)] + 0.1 * rng.standard_normal(len(t))
+    imputed = pd.DataFrame(rng.normal(size=(len(allp), 4)), index=allp.index, columns=controls.columns)
+    source = {"source_cells": cells, **{f"{k}_{s}": [0.0] * 4 if s == "mean" else [1.0] * 4
+                                         for k in ("source", "source_response") for s in ("mean", "var")}}
+    data = ProjectionData(t, imputed, controls, feats, source)
+    cfg = {"projection_input": "response", "kernel": {}}
+    pred, cal = predict_viability(data, new, "baseline", 0.01, 0.9, cfg)
+    assert list(pred.index) == list(new.index) and (pred["upper"] - pred["lower"] > 0).all()
+    for _, r in cal.iterrows():
+        # 4 binomial SDs of the held-out fold's coverage around the nominal level
+        assert abs(r["check_coverage"] - 0.9) <= 4 * math.sqrt(0.09 / r["n_check"]), r.to_dict()
+        assert r["half_width"] >= 1.645 * 0.1 * 0.8, r.to_dict()     # 0.8: sampling error of a quantile
