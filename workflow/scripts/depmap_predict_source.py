@@ -10,29 +10,23 @@ from biokernels.device import log_device
 from biokernels.io.gctx import GCT, read_gctx, write_gctx
 from biokernels.logs import rule_logger
 from biokernels.studies.depmap.predict import unmeasured_pairs
-from biokernels.studies.depmap.protocol import impute_expression
+from biokernels.studies.depmap.protocol import impute_expression, load_source_inputs
 from biokernels.studies.drug_screen.predict import source_check
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 device = log_device(smk.params.device, log)
 cfg = smk.params.cfg
-expr = read_gctx(smk.input.expression).data.T
-pairs = pd.read_csv(smk.input.pairs, sep="\t", index_col=0, dtype=str).loc[expr.index]
-controls = pd.read_csv(smk.input.controls, sep="\t", index_col=0, dtype={"cell_id": str})
-controls.columns = controls.columns.astype(str)
-controls = controls[list(expr.columns.astype(str))]
-features = pd.concat([pd.read_csv(p, sep="\t", index_col=0) for p in smk.input.features])
-features.index = features.index.astype(str)
-targets = pd.read_csv(smk.input.targets, sep="\t", index_col=0, dtype={"drug_key": str, "cell_id": str})
+inputs = load_source_inputs(smk.input.expression, smk.input.pairs, smk.input.controls, smk.input.features,
+                            smk.input.targets, smk.input.counts)
+targets = inputs["targets"]
 new = unmeasured_pairs(targets)
-source_cells = json.load(open(smk.input.counts))["source_cells"]
 lam = json.load(open(smk.input.summary))["lam"]
 log.info("DepMap: %d measured pairs; %d unmeasured (compound, cell line) pairs to impute; source ridge %g",
          len(targets), len(new), lam)
 both = pd.concat([targets[["drug_key", "cell_id", "stratum"]], new[["drug_key", "cell_id", "stratum"]]])
 imputed, info, _ = impute_expression(
-    expr, pairs, controls, features, both, source_cells, lam=lam, max_source_pairs=cfg["source"]["max_pairs"],
+    **{**inputs, "targets": both}, lam=lam, max_source_pairs=cfg["source"]["max_pairs"],
     kernel_params=cfg["kernel"], device=device, solver=cfg["solver"], seed=smk.params.seed, log=log)
 protocol = read_gctx(smk.input.imputed).data.T
 check = source_check(imputed, protocol)

@@ -6,29 +6,22 @@ import time
 
 import pandas as pd
 
-from biokernels.studies.depmap.protocol import impute_expression
+from biokernels.studies.depmap.protocol import impute_expression, load_source_inputs
 from biokernels.device import log_device
-from biokernels.io.gctx import GCT, read_gctx, write_gctx
+from biokernels.io.gctx import GCT, write_gctx
 from biokernels.logs import rule_logger
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 device = log_device(smk.params.device, log)
 cfg = smk.params.cfg
-expr = read_gctx(smk.input.expression).data.T
-pairs = pd.read_csv(smk.input.pairs, sep="\t", index_col=0, dtype=str).loc[expr.index]
-controls = pd.read_csv(smk.input.controls, sep="\t", index_col=0, dtype={"cell_id": str})
-controls.columns = controls.columns.astype(str)
-controls = controls[list(expr.columns.astype(str))]
-features = pd.concat([pd.read_csv(p, sep="\t", index_col=0) for p in smk.input.features])
-features.index = features.index.astype(str)
-targets = pd.read_csv(smk.input.targets, sep="\t", index_col=0, dtype={"drug_key": str, "cell_id": str})
-with open(smk.input.counts) as f:
-    source_cells = json.load(f)["source_cells"]
+inputs = load_source_inputs(smk.input.expression, smk.input.pairs, smk.input.controls, smk.input.features,
+                            smk.input.targets, smk.input.counts)
+expr, targets = inputs["expression"], inputs["targets"]
 log.info("CMAP: %d pairs x %d genes; DepMap targets: %d pairs", len(expr), expr.shape[1], len(targets))
 t0 = time.perf_counter()
 imputed, info, ridge = impute_expression(
-    expr, pairs, controls, features, targets, source_cells, lam=cfg["source"]["ridge"], ridge_grid=cfg["source_ridge"]["grid"],
+    **inputs, lam=cfg["source"]["ridge"], ridge_grid=cfg["source_ridge"]["grid"],
     ridge_subset=cfg["source_ridge"]["subset"], max_source_pairs=cfg["source"]["max_pairs"],
     kernel_params=cfg["kernel"], device=device, solver=cfg["solver"], seed=smk.params.seed, log=log)
 info["seconds"] = time.perf_counter() - t0

@@ -318,3 +318,26 @@ def select_ridges(grams: dict[str, torch.Tensor], y: np.ndarray, grid, subset: i
         chosen[m] = lam
         tables.append(t.assign(model=m))
     return chosen, pd.concat(tables, ignore_index=True)[["model", "lam", "r2", "chosen"]]
+
+
+def load_source_inputs(expression_gctx, pairs_tsv, controls_tsv, feature_tsvs, targets_tsv, counts_json) -> dict:
+    """What the source steps (``depmap_source``, ``depmap_predict_source``)
+    read, as the keyword arguments of :func:`impute_expression`:
+    ``expression`` (CMAP pairs x genes), ``cmap_pairs``, ``controls``
+    (columns the expression's genes), ``features`` (every drug-feature
+    table, concatenated), ``targets`` and ``source_cells``."""
+    import json
+
+    from biokernels.io.gctx import read_gctx
+
+    expr = read_gctx(expression_gctx).data.T
+    pairs = pd.read_csv(pairs_tsv, sep="\t", index_col=0, dtype=str).loc[expr.index]
+    controls = pd.read_csv(controls_tsv, sep="\t", index_col=0, dtype={"cell_id": str})
+    controls.columns = controls.columns.astype(str)
+    features = pd.concat([pd.read_csv(p, sep="\t", index_col=0) for p in feature_tsvs])
+    features.index = features.index.astype(str)
+    targets = pd.read_csv(targets_tsv, sep="\t", index_col=0, dtype={"drug_key": str, "cell_id": str})
+    with open(counts_json) as f:
+        source_cells = json.load(f)["source_cells"]
+    return {"expression": expr, "cmap_pairs": pairs, "controls": controls[list(expr.columns.astype(str))],
+            "features": features, "targets": targets, "source_cells": source_cells}
