@@ -203,3 +203,62 @@ def synthetic_inputs(n_genes: int, n_edges: int, n_terms: int, n_networks: int, 
     erase = rng.random(n_genes) < unannotated_fraction
     Y.iloc[erase, :] = 0
     return genes, nets, Y
+
+
+def load_inputs(source: dict, level: str | None = None, seed: int = 0
+                ) -> tuple[list[str], dict[str, sp.csr_array], pd.DataFrame, dict]:
+    """The genes, networks and labels of one configured source.
+
+    Parameters
+    ----------
+    source : dict
+        ``type`` ``mashup`` (``genes_path``, ``networks``: name -> path,
+        ``levels``: level -> ``{genes_path, terms_path, adjacency_path}``,
+        ``min_genes``), ``edgelist`` (``network_path``, ``source_col``,
+        ``target_col``, ``weight_col``, ``levels`` as for mashup,
+        ``min_genes``; one network named ``network``) or ``synthetic``
+        (``generator``: ``n_genes``, ``n_edges``, ``n_terms``,
+        ``n_networks``, ``unannotated_fraction``; each level an
+        independent planted draw, from ``default_rng([seed, i])`` for the
+        i-th level).
+    level : str, optional
+        The key of ``levels``.
+    seed : int
+        Seed of the synthetic generator.
+
+    Returns
+    -------
+    genes, networks (name -> (n, n)), Y (n, t) 0/1 with index ``gene``,
+    counts (dict, for the log and the tables).
+
+    Raises
+    ------
+    InputError
+        Unknown type or level, or as the readers.
+    """
+    kind = source.get("type")
+    levels = source.get("levels", {})
+    if level not in levels:
+        raise InputError(f"unknown label level {level!r} (configured: {sorted(levels)})")
+    if kind == "synthetic":
+        g = source["generator"]
+        rng = np.random.default_rng([seed, list(levels).index(level)])
+        genes, nets, Y = synthetic_inputs(g["n_genes"], g["n_edges"], g["n_terms"], g["n_networks"],
+                                          g["unannotated_fraction"], rng)
+        return genes, nets, Y, {"terms_kept": Y.shape[1], "annotated_genes": int((Y.sum(axis=1) > 0).sum())}
+    lab = levels[level]
+    if kind == "mashup":
+        genes = read_gene_list(source["genes_path"])
+        nets = {name: read_mashup_network(path, len(genes)) for name, path in source["networks"].items()}
+    elif kind == "edgelist":
+        from biokernels.io.networks import adjacency_matrix, read_edge_list
+
+        edges, _ = read_edge_list(source["network_path"], source.get("source_col", "protein_a"),
+                                  source.get("target_col", "protein_b"), source.get("weight_col"))
+        genes, A = adjacency_matrix(edges)
+        nets = {"network": sp.csr_array(A)}
+    else:
+        raise InputError(f"function_benchmark source type must be mashup, edgelist or synthetic, got {kind!r}")
+    Y, counts = label_matrix(genes, lab["genes_path"], lab["terms_path"], lab["adjacency_path"],
+                             source["min_genes"])
+    return genes, nets, Y, counts

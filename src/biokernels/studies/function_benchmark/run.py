@@ -63,15 +63,18 @@ class BenchmarkResult:
         self.metrics, self.choices, self.times = metrics, choices, times
 
 
-def _networks(networks: Mapping[str, sp.csr_array], names) -> dict[str, sp.csr_array]:
-    out = {}
-    for name in names:
-        if name == "sum":
-            out[name] = sum(sp.csr_array(A) for A in networks.values())
-        elif name in networks:
-            out[name] = sp.csr_array(networks[name])
-        else:
-            raise KeyError(f"unknown network {name!r} (known: {sorted(networks)} and 'sum')")
+def _networks(networks: Mapping[str, sp.csr_array], names, log=None) -> dict[str, sp.csr_array]:
+    """The listed networks that the source has, ``sum`` (the sum of its
+    adjacencies) when listed and the source has several; every network of
+    the source when none of the listed names is one of its networks (e.g.
+    the one network of an edge-list source)."""
+    say = log.info if log else (lambda *a, **k: None)
+    out = {n: sp.csr_array(networks[n]) for n in names if n in networks}
+    if not out:
+        say("none of %s is a network of this source: running on its own %s", list(names), sorted(networks))
+        out = {n: sp.csr_array(A) for n, A in networks.items()}
+    if "sum" in names and len(networks) > 1:
+        out["sum"] = sum(sp.csr_array(A) for A in networks.values())
     return out
 
 
@@ -129,7 +132,8 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
     betas = diffusion_betas(dcfg["n_kernels"], dcfg["beta_step"])
     single = np.arange(len(betas))[::int(dcfg.get("single_every", 1))]
     combine_e, combine_m = None, None
-    for net, A in _networks(networks, dcfg["networks"]).items():
+    across = "all" in dcfg.get("combine", []) and len(networks) > 1
+    for net, A in _networks(networks, dcfg["networks"], log).items():
         t0 = time.perf_counter()
         spec = network_spectrum(A, dcfg.get("laplacian", "unnormalized"))
         S = spec.spectra(betas)
@@ -141,7 +145,7 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
         t0 = time.perf_counter()
         K = spec.kernel(S.mean(axis=0), genes)
         svm_all_trials(f"eBaseline[{net}]", K)
-        if net != "sum" and "all" in dcfg.get("combine", []):
+        if across and net != "sum":
             combine_e = K if combine_e is None else combine_e + K
         del K
         seconds[f"eBaseline[{net}]"] = time.perf_counter() - t0
@@ -158,7 +162,7 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
                 if W.ndim == 1:
                     K = spec.kernel(W @ S, genes)
                     svm_one_trial(method, t, K, {"weights": "shared"})
-                    if form == "mDKL" and net != "sum" and "all" in dcfg.get("combine", []):
+                    if form == "mDKL" and across and net != "sum":
                         if combine_m is None:
                             combine_m = [None] * len(trials)
                         combine_m[t] = K if combine_m[t] is None else combine_m[t] + K
@@ -180,7 +184,7 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
         del combine_m
 
     pcfg = cfg["propagation"]
-    for net, A in _networks(networks, pcfg["networks"]).items():
+    for net, A in _networks(networks, pcfg["networks"], log).items():
         for name in pcfg["methods"]:
             t0 = time.perf_counter()
             grid = [{"alpha": float(a)} for a in pcfg["lgc_alpha_grid"]] if name == "lgc" else [{}]
