@@ -210,7 +210,8 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
             for metric, value in function_metrics(YE[te], ch.test_scores).items():
                 rows.append({"trial": t, "method": method, "metric": metric, "value": value})
             crow.append({"trial": t, "method": method,
-                         "setting": ";".join(f"{k}={v}" for k, v in ch.setting.items()),
+                         "setting": ";".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                                            for k, v in ch.setting.items()),
                          "inner_micro_aupr": ch.inner})
     times = pd.DataFrame([{"method": m, "seconds": s} for m, s in seconds.items()])
     return BenchmarkResult(pd.DataFrame(rows), pd.DataFrame(crow), times)

@@ -42,7 +42,9 @@ def summary_table(metrics: pd.DataFrame, context: Mapping | None = None) -> pd.D
 
 def wilcoxon_vs_best_diffusion(metrics: pd.DataFrame) -> pd.DataFrame:
     """Paired two-sided Wilcoxon signed-rank tests over trials of the best
-    diffusion method (largest mean micro-AUPR among :data:`DIFFUSION_PREFIXES`)
+    diffusion method (largest mean micro-AUPR among :data:`DIFFUSION_PREFIXES`;
+    of methods with equal means, e.g. a learned combination that put all its
+    weight on the kernel the single-kernel search chose, the first by name)
     against every other method, per metric (``scipy.stats.wilcoxon``; NaN
     with fewer than 2 trials or all differences 0). Columns: best, peer,
     metric, n_trials, mean_difference (best - peer), p_value."""
