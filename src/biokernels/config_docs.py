@@ -39,6 +39,9 @@ PLACEHOLDERS = {
     "downloads": "<field>",
     "gene_sets": "<collection>_path",
     "paper_data": "<study>",
+    "levels": "<level>",
+    "networks": "<network>",
+    "context": "<level>",
 }
 
 #: Sections of the tables: the global keys (these and every top-level
