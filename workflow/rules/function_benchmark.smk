@@ -59,7 +59,9 @@ rule function_benchmark_tables:
     conda:
         ENV_CORE
     params:
-        context=lambda wc: canonical((FB.get("context") or {}).get(wc.level, {})),
+        context=lambda wc: canonical(
+            ((FB.get("context") or {}).get(wc.dataset) or {}).get(wc.level, {})
+        ),
         title=lambda wc: f"{FB['sources'][wc.dataset]['description']}, {wc.level}",
     script:
         "../scripts/function_benchmark_tables.py"
