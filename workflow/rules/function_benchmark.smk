@@ -1,4 +1,4 @@
-# Protein function prediction benchmark (issue #31, beyond the papers):
+# Protein function prediction benchmark (beyond the papers):
 # diffusion kernels and their learned combinations beside label propagation
 # and Mashup, under deepNF's protocol. Settings, input functions and targets
 # (FB_*, fb_*): rules/function_benchmark_helpers.smk.

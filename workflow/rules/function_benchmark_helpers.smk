@@ -1,11 +1,11 @@
 # Settings, paths, input functions and targets of the function benchmark
-# (issue #31; rules in rules/function_benchmark.smk). FB_* constants, fb_*
+# (rules in rules/function_benchmark.smk). FB_* constants, fb_*
 # functions.
 
 FB = config["function_benchmark"]
 FB_DIR = "results/function_benchmark"
 # Report category of its tables and figures (not one of the four papers).
-BEYOND_PAPERS = "5. Beyond the papers: protein function benchmark (issue #31)"
+BEYOND_PAPERS = "5. Beyond the papers: protein function benchmark"
 # The settings every run job shares (a source's own settings are added per job).
 FB_RUN_KEYS = [
     "n_trials",

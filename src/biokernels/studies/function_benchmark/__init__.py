@@ -1,4 +1,4 @@
-"""Protein function prediction benchmark (issue #31): diffusion kernels and
+"""Protein function prediction benchmark (beyond the papers): diffusion kernels and
 their learned combinations (Sun, Ji & Ye 2008) beside label propagation
 (Zhu et al. 2003; Zhou et al. 2004) and Mashup (Cho, Berger & Peng 2016) on
 Mashup's yeast STRING channels with MIPS FunCat levels 1-3, and on the von

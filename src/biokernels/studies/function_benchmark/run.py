@@ -3,28 +3,11 @@ method on the same seeded trials, hyperparameters chosen by inner CV on
 each trial's training genes, the five metrics of
 :mod:`~biokernels.studies.function_benchmark.metrics` on its test genes.
 
-Methods (names as in the tables):
-
-* ``diffusion[<net>]``: one diffusion kernel of the network; beta (from the
-  paper's grid ``beta_i = -step i``, or every ``single_every``-th of it)
-  and C chosen by inner CV;
-* ``eBaseline[<net>]``: the equal-weight sum of the grid's kernels; C by inner CV;
-* ``DKL[<net>]``, ``mDKL[<net>]``: the study's learned combinations over the
-  grid (:class:`biokernels.solvers.dkl.DiffusionKernelLearning`, weights from
-  the training genes' labels only); C by inner CV;
-* ``eBaseline[all]``, ``mDKL[all]``: the equal-weight sum over the networks
-  (``diffusion.combine``) of their eBaseline or mDKL kernels. The learned
-  weights need one shared Laplacian eigenbasis, so across networks the
-  weights are equal, not learned (a stated limit, not the paper's method);
-* ``harmonic[<net>]``, ``lgc[<net>]``: label propagation per term
-  (:mod:`~biokernels.studies.function_benchmark.propagation`), LGC's alpha
-  by inner CV;
-* ``Mashup``: the joint embedding of every input network
-  (:mod:`~biokernels.studies.function_benchmark.mashup`), linear kernel, the
-  same SVM, C by inner CV.
-
-The network ``sum`` (when listed) is the sum of the input networks'
-adjacencies.
+Methods (``diffusion[<net>]``, ``eBaseline[<net>]``, ``DKL[<net>]``,
+``mDKL[<net>]``, ``eBaseline[all]``, ``mDKL[all]``, ``harmonic[<net>]``,
+``lgc[<net>]``, ``Mashup``; the network ``sum`` is the sum of the input
+networks' adjacencies) and what each chooses by inner CV:
+docs/function_benchmark_notes.md, section "Methods".
 """
 
 from __future__ import annotations
