@@ -6,7 +6,6 @@ import pandas as pd
 
 from biokernels.device import log_device
 from biokernels.features.similarity import nearest_compounds
-from biokernels.io.gctx import read_gctx
 from biokernels.logs import rule_logger
 from biokernels.studies.depmap.predict import predict_viability, unmeasured_pairs
 from biokernels.studies.depmap.projection import chosen_ridges, load_projection_data
@@ -15,10 +14,10 @@ smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
 device = log_device(smk.params.device, log)
 cfg = smk.params.cfg
+targets = pd.read_csv(smk.input.targets, sep="\t", index_col=0, dtype={"drug_key": str, "cell_id": str})
+new = unmeasured_pairs(targets)
 data = load_projection_data(smk.input.targets, smk.input.imputed, smk.input.controls, smk.input.features,
-                            smk.input.summary)
-new = unmeasured_pairs(data.targets)
-data.imputed = read_gctx(smk.input.imputed).data.T.loc[data.targets.index.append(new.index)]   # measured + new
+                            smk.input.summary, extra_pairs=new.index)
 model, lam = cfg["model"], chosen_ridges(smk.input.ridge)[cfg["model"]]
 log.info("%d unmeasured pairs; %s at lambda %g, intervals at level %g", len(new), model, lam, cfg["interval_level"])
 pred, cal = predict_viability(data, new, model, lam, cfg["interval_level"], cfg, device)

@@ -61,9 +61,12 @@ class ProjectionData:
                             response=response, genes=genes)
 
 
-def load_projection_data(targets_tsv, imputed_gctx, controls_tsv, feature_tsvs, summary_json) -> ProjectionData:
+def load_projection_data(targets_tsv, imputed_gctx, controls_tsv, feature_tsvs, summary_json,
+                         extra_pairs=None) -> ProjectionData:
     """Read the inputs of the projection step (paths of the workflow's files;
-    ``feature_tsvs``: one or more drug-feature tables, concatenated).
+    ``feature_tsvs``: one or more drug-feature tables, concatenated;
+    ``extra_pairs``: pair ids beyond the targets whose imputed rows are kept
+    too, after the targets').
 
     Raises
     ------
@@ -74,7 +77,8 @@ def load_projection_data(targets_tsv, imputed_gctx, controls_tsv, feature_tsvs, 
     from biokernels.io.gctx import read_gctx
 
     targets = pd.read_csv(targets_tsv, sep="\t", index_col=0, dtype={"drug_key": str, "cell_id": str})
-    imputed = read_gctx(imputed_gctx).data.T.loc[targets.index]
+    rows = targets.index if extra_pairs is None else targets.index.append(pd.Index(extra_pairs))
+    imputed = read_gctx(imputed_gctx).data.T.loc[rows]
     controls = pd.read_csv(controls_tsv, sep="\t", index_col=0, dtype={"cell_id": str})
     controls.columns = controls.columns.astype(str)
     controls = controls[list(imputed.columns.astype(str))]

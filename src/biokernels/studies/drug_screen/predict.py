@@ -25,8 +25,8 @@ import pandas as pd
 from biokernels.conformal import conformal_half_width, interval_coverage
 from biokernels.errors import InputError
 from biokernels.metrics import mean_r2
-from biokernels.studies.drug_screen.protocol import (KERNEL_MODELS, ScreenData, fit_predict_target, source_mean,
-                                                     transfer_features, unit_rows)
+from biokernels.studies.drug_screen.protocol import (KERNEL_MODELS, ScreenData, _take, fit_predict_target,
+                                                     source_mean, transfer_features, unit_rows)
 
 STRATA = ("seen", "unseen")
 
@@ -143,10 +143,6 @@ def _cv(model, feats, Y, fs, fold, lam, kernel_params, device) -> np.ndarray:
             oof[te] = fit_predict_target(model, _take(feats, tr), Y[tr], fs[tr], _take(feats, te), fs[te], lam,
                                          kernel_params, device)
     return oof
-
-
-def _take(feats: dict, m) -> dict:
-    return {n: v[m] for n, v in feats.items()}
 
 
 def _half_width(resid: np.ndarray, level: float) -> np.ndarray:
