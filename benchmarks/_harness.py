@@ -316,6 +316,36 @@ def _git_commit() -> str | None:
         return None
 
 
+def machine_calibration(gemm_n: int = 512, loop_n: int = 1_000_000, repeats: int = 5) -> dict:
+    """A short calibration of this machine, so that a time measured on another
+    can be scaled before it is compared (about 0.5 s).
+
+    Keys: ``gemm_gflops_1thread`` (float64 ``gemm_n``-square matrix products
+    on one BLAS thread, 2 n³ flops each, median of ``repeats``),
+    ``python_loop_mops`` (million iterations per second of a pure-Python
+    integer-sum loop, median of ``repeats``) and ``loadavg`` (1, 5 and 15 min,
+    at the calibration).
+    """
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    A = np.random.default_rng(0).random((gemm_n, gemm_n))
+    gemm, loop = [], []
+    with threadpool_limits(1, user_api="blas"):
+        A @ A                                                    # warm-up
+        for _ in range(repeats):
+            t = time.perf_counter()
+            A @ A
+            gemm.append(2 * gemm_n ** 3 / (time.perf_counter() - t) / 1e9)
+    for _ in range(repeats):
+        t, acc = time.perf_counter(), 0
+        for i in range(loop_n):
+            acc += i
+        loop.append(loop_n / (time.perf_counter() - t) / 1e6)
+    return {"gemm_gflops_1thread": round(float(np.median(gemm)), 2),
+            "python_loop_mops": round(float(np.median(loop)), 2), "loadavg": _loadavg()}
+
+
 def collect_environment(packages: Iterable[str] = (), threads: int | None = None) -> dict:
     """Machine, threads, load and versions; call it inside :func:`pin_threads`.
 
@@ -323,8 +353,9 @@ def collect_environment(packages: Iterable[str] = (), threads: int | None = None
     ``machine``, ``cpu_model``, ``cpu_count``, ``cores_available``,
     ``memory_gib``, ``threads_requested``, ``torch_threads``,
     ``threadpools`` (threadpoolctl's info: library, API, threads, version),
-    ``blas`` (the BLAS entries of it), ``loadavg`` (1, 5, 15 min, now) and
-    ``packages`` (importlib.metadata versions).
+    ``blas`` (the BLAS entries of it), ``loadavg`` (1, 5, 15 min, now),
+    ``calibration`` (:func:`machine_calibration`) and ``packages``
+    (importlib.metadata versions).
     """
     from threadpoolctl import threadpool_info
 
@@ -350,6 +381,7 @@ def collect_environment(packages: Iterable[str] = (), threads: int | None = None
         "threadpools": pools,
         "blas": [p for p in pools if p["user_api"] == "blas"],
         "loadavg": _loadavg(),
+        "calibration": machine_calibration(),
         "packages": package_versions([*DEFAULT_PACKAGES, *[p for p in packages if p not in DEFAULT_PACKAGES]]),
     }
 

@@ -27,11 +27,17 @@ import scipy.linalg
 
 from biokernels.errors import InputError
 
-__all__ = ["check_kernel_list", "check_test_kernel_list", "check_predict_kernel", "kernel_sketch",
+__all__ = ["check_kernel_list", "CheckedKernels", "check_test_kernel_list", "check_predict_kernel", "kernel_sketch",
            "KernelSketch", "float_eps", "predict_tolerance", "check_binary_labels", "check_weights", "combine_kernels"]
 
 
 def _as_2d(K, r: int) -> np.ndarray:
+    return _as_2d_scaled(K, r)[0]
+
+
+def _as_2d_scaled(K, r: int) -> tuple[np.ndarray, float]:
+    """K as a float64 2-D numpy array (no copy when it is one) and ``max |K_ij|``;
+    InputError naming kernel ``r``: not numeric, not 2-D, NaN or inf."""
     if hasattr(K, "detach"):                      # torch tensor
         K = K.detach().cpu().numpy()
     try:
@@ -40,11 +46,29 @@ def _as_2d(K, r: int) -> np.ndarray:
         raise InputError(f"kernel {r}: expected a numeric 2-D array, got {type(K).__name__} ({exc})") from None
     if A.ndim != 2:
         raise InputError(f"kernel {r}: expected a 2-D (n, m) matrix, got shape {A.shape}")
-    if not np.isfinite(A).all():
+    return A, _abs_max(A, r)
+
+
+def _abs_max(A: np.ndarray, r: int) -> float:
+    """``max |A_ij|`` (0 for an empty A); InputError naming kernel ``r`` and the
+    first NaN/inf entry. Two reductions without a temporary: the minimum and
+    maximum propagate any NaN or inf."""
+    if A.size == 0:
+        return 0.0
+    lo, hi = float(A.min()), float(A.max())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         bad = np.argwhere(~np.isfinite(A))[0]
         raise InputError(f"kernel {r}: expected finite entries, found {A[tuple(bad)]} at row {bad[0]}, "
                          f"column {bad[1]}")
-    return A
+    return max(-lo, hi)
+
+
+def _max_asymmetry(A: np.ndarray) -> float:
+    """``max |A - A'|`` of a finite square float64 A: one compiled pass over
+    the upper triangle (:func:`biokernels.solvers.kernel_numba.max_asymmetry`)."""
+    from biokernels.solvers.kernel_numba import max_asymmetry
+
+    return float(max_asymmetry(A, 64))
 
 
 def _min_eig_below(K: np.ndarray, eps: float) -> float | None:
@@ -61,6 +85,42 @@ def _min_eig_below(K: np.ndarray, eps: float) -> float | None:
     except np.linalg.LinAlgError:
         lam_min = float(scipy.linalg.eigvalsh(K, subset_by_index=[0, 0], check_finite=False)[0])
         return lam_min if lam_min < -eps else None
+
+
+class CheckedKernels(list):
+    """The float64 training kernels :func:`check_kernel_list` returned, with the
+    checks they passed, so that the next estimator handed them (an MKL method
+    inside :class:`~biokernels.solvers.mkl.MKLClassifier`, then its learner)
+    does not repeat them, and their :func:`kernel_sketch` es, computed once.
+
+    Attributes
+    ----------
+    psd_tol : float or None
+        The PSD tolerance they were checked at (None: not checked).
+    sym_tol : float
+    """
+
+    def __init__(self, arrays, psd_tol: float | None, sym_tol: float, abs_max=None):
+        super().__init__(arrays)
+        self.psd_tol, self.sym_tol = psd_tol, sym_tol
+        self._abs_max = abs_max
+        self._sketches = None
+
+    def passes(self, psd_tol: float | None, sym_tol: float, min_kernels: int) -> bool:
+        """Whether these checks are at least as strict as the ones asked for."""
+        psd_ok = psd_tol is None or (self.psd_tol is not None and self.psd_tol <= psd_tol)
+        return psd_ok and self.sym_tol <= sym_tol and len(self) >= min_kernels
+
+    def sketches(self) -> list["KernelSketch"]:
+        """``[kernel_sketch(K) for K in self]``, computed on the first call.
+        The kernels must not be modified after the check."""
+        if self._sketches is None:
+            if self._abs_max is None:
+                self._sketches = [kernel_sketch(K) for K in self]
+            else:                                   # the check's max |K_ij| reused
+                self._sketches = [KernelSketch(diag=K.diagonal().copy(), product=K @ _probe(K.shape[0]),
+                                               scale=m, eps=float_eps(K)) for K, m in zip(self, self._abs_max)]
+        return self._sketches
 
 
 def check_kernel_list(Ks, *, psd_tol: float | None = 1e-8, sym_tol: float = 1e-8,
@@ -82,9 +142,10 @@ def check_kernel_list(Ks, *, psd_tol: float | None = 1e-8, sym_tol: float = 1e-8
 
     Returns
     -------
-    list of ndarray, float64, each (n, n)
+    CheckedKernels (a list) of ndarray, float64, each (n, n)
         New arrays only where a conversion was needed (float64 numpy input is
-        passed through without copying).
+        passed through without copying). A :class:`CheckedKernels` checked at
+        least as strictly is returned as it is (no second check).
 
     Raises
     ------
@@ -93,22 +154,24 @@ def check_kernel_list(Ks, *, psd_tol: float | None = 1e-8, sym_tol: float = 1e-8
         not 2-D, NaN/inf, non-square, a shape different from kernel 0,
         not symmetric, or not PSD. The message names the index ``r``.
     """
+    if isinstance(Ks, CheckedKernels) and Ks.passes(psd_tol, sym_tol, min_kernels):
+        return Ks
     if isinstance(Ks, np.ndarray) and Ks.ndim == 3:
         Ks = list(Ks)
     if not isinstance(Ks, Sequence) and not (hasattr(Ks, "__len__") and hasattr(Ks, "__getitem__")):
         raise InputError(f"expected a list of precomputed kernels, got {type(Ks).__name__}")
     if len(Ks) < min_kernels:
         raise InputError(f"expected at least {min_kernels} kernel(s), got {len(Ks)}")
-    out = []
+    out, abs_maxes = [], []
     for r, K in enumerate(Ks):
-        A = _as_2d(K, r)
+        A, abs_max = _as_2d_scaled(K, r)
         if A.shape[0] != A.shape[1]:
             raise InputError(f"kernel {r}: expected a square (n_train, n_train) training kernel, "
                              f"got shape {A.shape}")
         if out and A.shape != out[0].shape:
             raise InputError(f"kernel {r}: expected shape {out[0].shape} like kernel 0, got {A.shape}")
-        scale = max(1.0, float(np.abs(A).max()))
-        asym = float(np.abs(A - A.T).max())
+        scale = max(1.0, abs_max)
+        asym = _max_asymmetry(A)
         if asym > sym_tol * scale:
             raise InputError(f"kernel {r}: expected a symmetric matrix, max |K - K'| = {asym:.3g}")
         if psd_tol is not None:
@@ -118,7 +181,8 @@ def check_kernel_list(Ks, *, psd_tol: float | None = 1e-8, sym_tol: float = 1e-8
                 raise InputError(f"kernel {r}: expected a positive semi-definite kernel, smallest "
                                  f"eigenvalue {lam_min:.4g} < -{psd_tol:g} * trace ({tr:.4g})")
         out.append(A)
-    return out
+        abs_maxes.append(abs_max)
+    return CheckedKernels(out, psd_tol, sym_tol, abs_maxes)
 
 
 def float_eps(K) -> float:
@@ -196,11 +260,11 @@ def kernel_sketch(K, eps: float | None = None) -> KernelSketch:
     InputError
         Not 2-D, NaN/inf, or not square.
     """
-    A = _as_2d(K, 0)
+    A, abs_max = _as_2d_scaled(K, 0)
     if A.shape[0] != A.shape[1]:
         raise InputError(f"training kernel: expected a square (n_train, n_train) matrix, got shape {A.shape}")
     return KernelSketch(diag=A.diagonal().copy(), product=A @ _probe(A.shape[0]),
-                        scale=float(np.abs(A).max()) if A.size else 0.0,
+                        scale=abs_max,
                         eps=float_eps(K) if eps is None else float(eps))
 
 
@@ -408,7 +472,11 @@ def combine_kernels(Ks: Sequence[np.ndarray], weights) -> np.ndarray:
     ndarray, float64, shape (n, m) (a new array; the inputs are not modified)
     """
     out = np.zeros_like(Ks[0], dtype=np.float64)
+    tmp = None
     for w, K in zip(weights, Ks, strict=True):
-        if w != 0:
-            out += w * K
+        if w == 0:
+            continue
+        tmp = np.empty_like(out) if tmp is None else tmp   # one buffer: w K, then added (rounding as out += w * K)
+        np.multiply(K, w, out=tmp)
+        out += tmp
     return out

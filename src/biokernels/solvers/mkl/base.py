@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from biokernels.solvers.kernel_lists import (check_binary_labels, check_kernel_list, check_test_kernel_list,
-                                             combine_kernels, kernel_sketch)
+                                             combine_kernels)
 
 __all__ = ["MKLMethod", "WEIGHT_NORMS", "LEARNERS"]
 
@@ -90,7 +90,7 @@ class MKLMethod(BaseEstimator):
         self.classes_, y_pm = check_binary_labels(y, Ks[0].shape[0])
         self.n_kernels_ = len(Ks)
         self.n_train_ = Ks[0].shape[0]
-        self.train_sketches_ = [kernel_sketch(K) for K in Ks]  # the test x test kernel check
+        self.train_sketches_ = Ks.sketches()  # the test x test kernel check
         return Ks, y_pm
 
     def fit(self, Ks: Sequence, y):

@@ -21,8 +21,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from biokernels.errors import InputError
 from biokernels.solvers.easymkl import KOMD
+from biokernels.solvers.mkl.base import MKLMethod
 from biokernels.solvers.kernel_lists import (check_binary_labels, check_kernel_list, check_test_kernel_list,
-                                             check_weights, combine_kernels, kernel_sketch)
+                                             check_weights, combine_kernels)
 
 __all__ = ["MKLClassifier"]
 
@@ -94,14 +95,17 @@ class MKLClassifier(ClassifierMixin, BaseEstimator):
             self.weights_ = check_weights(self.weights, len(Ks))
             self.mkl_ = None
         elif self.mkl is not None:
-            self.mkl_ = clone(self.mkl).fit(Ks, y)
+            base_fit = getattr(type(self.mkl), "fit", None) is MKLMethod.fit
+            if base_fit:                          # checked once here; the method's own check passes them
+                Ks = check_kernel_list(Ks, psd_tol=self.mkl.psd_tol)
+            self.mkl_ = clone(self.mkl).fit(Ks, y)  # a method with its own fit checks its given dtypes
             self.weights_ = np.asarray(self.mkl_.weights_, dtype=np.float64)
             Ks = check_kernel_list(Ks, psd_tol=None)
         else:
             raise InputError("MKLClassifier needs an `mkl` method or fixed `weights`")
         self.classes_, _ = check_binary_labels(y, Ks[0].shape[0])
         self.n_kernels_, self.n_train_ = len(Ks), Ks[0].shape[0]
-        self.train_sketches_ = [kernel_sketch(K) for K in Ks]  # the test x test kernel check
+        self.train_sketches_ = Ks.sketches()  # the test x test kernel check
         self.learner_ = self._make_learner().fit(combine_kernels(Ks, self.weights_), np.asarray(y))
         return self
 

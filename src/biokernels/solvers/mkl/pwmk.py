@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.model_selection import cross_val_score
+from sklearn.model_selection import check_cv
 from sklearn.svm import SVC
 
 from biokernels.errors import InputError
 from biokernels.solvers.mkl.base import MKLMethod
 
-__all__ = ["PWMK"]
+__all__ = ["PWMK", "cv_accuracy"]
 
 
 class PWMK(MKLMethod):
@@ -63,8 +63,32 @@ class PWMK(MKLMethod):
         if not 0.0 <= float(self.delta) <= 1.0:
             raise InputError(f"PWMK: delta must be in [0, 1], got {self.delta}")
         learner = SVC(C=1000.0, kernel="precomputed") if self.learner is None else self.learner
-        acc = np.array([cross_val_score(clone(learner), K, y, scoring="accuracy", cv=self.cv).mean()
-                        for K in Ks])
+        folds = list(check_cv(self.cv, y, classifier=True).split(Ks[0], y))
+        acc = np.array([cv_accuracy(learner, K, y, folds) for K in Ks])
         self.accuracies_ = acc
         w = np.maximum(acc - float(self.delta) * acc.min(), 0.0)
         return w / w.sum() if w.sum() > 0 else np.full(len(Ks), 1.0 / len(Ks))
+
+
+def cv_accuracy(learner, K: np.ndarray, y: np.ndarray, folds) -> float:
+    """Mean over ``folds`` of the accuracy of ``clone(learner)`` fitted on the
+    fold's training block of the precomputed kernel ``K``: scikit-learn's
+    ``cross_val_score(learner, K, y, scoring="accuracy", cv=folds).mean()``,
+    with the fold kernels sliced by a compiled gather
+    (:func:`biokernels.solvers.kernel_numba.gather`, the same copies as
+    ``K[np.ix_(rows, cols)]``).
+
+    Parameters
+    ----------
+    learner : estimator on precomputed kernels; K : (n, n) float64;
+    y : (n,); folds : sequence of (train, test) index arrays
+    """
+    from biokernels.solvers.kernel_numba import gather
+
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    scores = []
+    for tr, te in folds:
+        tr, te = np.asarray(tr, dtype=np.int64), np.asarray(te, dtype=np.int64)
+        model = clone(learner).fit(gather(K, tr, tr), y[tr])
+        scores.append(float(np.mean(model.predict(gather(K, te, tr)) == y[te])))
+    return float(np.mean(scores))
