@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
@@ -106,7 +107,8 @@ class MKLClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, _ = check_binary_labels(y, Ks[0].shape[0])
         self.n_kernels_, self.n_train_ = len(Ks), Ks[0].shape[0]
         self.train_sketches_ = Ks.sketches()  # the test x test kernel check
-        self.learner_ = self._make_learner().fit(combine_kernels(Ks, self.weights_), np.asarray(y))
+        with config_context(assume_finite=True):         # the kernels are checked finite
+            self.learner_ = self._make_learner().fit(combine_kernels(Ks, self.weights_), np.asarray(y))
         return self
 
     def combine(self, Ks: Sequence) -> np.ndarray:

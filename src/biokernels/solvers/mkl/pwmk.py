@@ -9,6 +9,7 @@ the kernels by their accuracy above a threshold, as MKLpy 0.6's ``PWMK``
 from __future__ import annotations
 
 import numpy as np
+from sklearn import config_context
 from sklearn.base import clone
 from sklearn.model_selection import check_cv
 from sklearn.svm import SVC
@@ -80,15 +81,17 @@ def cv_accuracy(learner, K: np.ndarray, y: np.ndarray, folds) -> float:
 
     Parameters
     ----------
-    learner : estimator on precomputed kernels; K : (n, n) float64;
+    learner : estimator on precomputed kernels; K : (n, n) float64, finite
+        (scikit-learn's own finiteness check is skipped);
     y : (n,); folds : sequence of (train, test) index arrays
     """
     from biokernels.solvers.kernel_numba import gather
 
     K = np.ascontiguousarray(K, dtype=np.float64)
     scores = []
-    for tr, te in folds:
-        tr, te = np.asarray(tr, dtype=np.int64), np.asarray(te, dtype=np.int64)
-        model = clone(learner).fit(gather(K, tr, tr), y[tr])
-        scores.append(float(np.mean(model.predict(gather(K, te, tr)) == y[te])))
+    with config_context(assume_finite=True):          # K is checked finite (check_kernel_list)
+        for tr, te in folds:
+            tr, te = np.asarray(tr, dtype=np.int64), np.asarray(te, dtype=np.int64)
+            model = clone(learner).fit(gather(K, tr, tr), y[tr])
+            scores.append(float(np.mean(model.predict(gather(K, te, tr)) == y[te])))
     return float(np.mean(scores))
