@@ -134,3 +134,29 @@ def test_projection_table_rejects_unknown_curves_and_a_missing_ridge_table():
         pj.projection_table(d, "dose", CFG, 0, ridge_tsv="r.tsv")
     with pytest.raises(ValueError, match="ridge table"):
         pj.projection_table(d, "genes", CFG, 0)
+
+
+def test_genes_curve_equals_the_direct_computation_per_gene_subset():
+    """The genes curve accumulates the Gram over the nested gene subsets; each
+    (seed, g) must equal the direct path: model_inputs on the first g genes of
+    the seed's order, ntk_gram, scaling_curve. A source mean and variance
+    that differ per gene make the per-subset scale matter. Tolerance as above:
+    Gram sums in another order (~1e-15) times the ridge solve's condition
+    (~1e3): atol 1e-9."""
+    from biokernels.studies.depmap.protocol import gene_orders, model_inputs
+
+    d = _data(n_genes=9, seed=3)
+    rng = np.random.default_rng(5)
+    d.source["source_response_mean"] = rng.normal(0, 0.3, 9).tolist()
+    d.source["source_response_var"] = rng.uniform(0.2, 3.0, 9).tolist()
+    lams = {"projection": 0.5}
+    seen = d.targets[d.targets["stratum"] == "seen"]
+    got = pj.genes_rows(d, seen, 32, CFG, [7, 8], lams)
+    y, fold = seen["viability"].to_numpy(), seen["fold"].to_numpy()
+    for seed, order in gene_orders(9, [7, 8]).items():
+        for g in log_spaced_counts(9, CFG["genes"]["n_points"]):
+            X = model_inputs(seen, d.imputed.loc[seen.index], d.features, d.controls, d.source, genes=order[:g])
+            ref = scaling_curve({"projection": ntk_gram(X["projection"])}, y, fold, [32], [seed], lams)
+            sub = got[(got["seed"] == seed) & (got["n_genes"] == g)].sort_values("fold")
+            np.testing.assert_allclose(sub["r2"].to_numpy(), ref.sort_values("fold")["r2"].to_numpy(),
+                                       rtol=0, atol=1e-9)

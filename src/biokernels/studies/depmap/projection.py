@@ -21,10 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import torch
 
+from biokernels.device import resolve_device
+from biokernels.kernels.ntk import ntk_relu_from_gram
 from biokernels.scaling import log_spaced_sizes
 from biokernels.studies.depmap.protocol import (gene_orders, log_spaced_counts, model_inputs, ntk_gram,
-                                                scaling_curve, select_ridges)
+                                                projection_parts, projection_scale, scaling_curve, select_ridges)
 
 CURVES = ("ridge", "scaling", "genes")
 #: Columns of an empty curve table (no stratum had enough pairs).
@@ -184,12 +187,25 @@ def genes_rows(data: ProjectionData, t: pd.DataFrame, n_train: int, cfg: dict, s
     counts = log_spaced_counts(n_genes, cfg["genes"]["n_points"])
     if log is not None:
         log.info("%s drugs: %d pairs, gene counts %s", t["stratum"].iloc[0], len(t), counts)
+    parts = projection_parts(t, data.imputed.loc[t.index], data.features, data.controls, data.source,
+                             response=_response(cfg))
+    dev = device if isinstance(device, torch.device) else resolve_device(device)
+    F = torch.as_tensor(parts["centred"], dtype=torch.float64, device=dev)
+    B = torch.as_tensor(parts["base"], dtype=torch.float64, device=dev)
+    base_gram = B @ B.T
     rows = []
     for seed, order in gene_orders(n_genes, seeds).items():
+        # the Gram of [F_g / scale_g | base] is F_g F_g' / scale_g^2 + base base': the genes' part
+        # accumulated over the nested subsets, the same NTK as ntk_gram on the assembled inputs
+        genes_gram, done = torch.zeros_like(base_gram), 0
         for g in counts:
-            X = data.inputs(t, _response(cfg), genes=order[:g])
-            r = scaling_curve({"projection": ntk_gram(X["projection"], cfg["kernel"], device)}, y, fold,
-                              [n_train], [seed], lams)
+            Fi = F[:, torch.as_tensor(order[done:g], device=dev)]
+            genes_gram.addmm_(Fi, Fi.T)
+            done = g
+            G = genes_gram / projection_scale(parts["var"], order[:g]) ** 2 + base_gram
+            sq = G.diagonal().clone()
+            K = ntk_relu_from_gram(G, sq, sq, out=G, symmetric=True, **(cfg["kernel"] or {}))
+            r = scaling_curve({"projection": K}, y, fold, [n_train], [seed], lams)
             rows.append(r.assign(n_genes=g))
     return pd.concat(rows, ignore_index=True).drop(columns=["model"])
 

@@ -186,6 +186,32 @@ def model_inputs(targets: pd.DataFrame, imputed: pd.DataFrame, features: pd.Data
     InputError
         A drug has no features or a cell line no control expression.
     """
+    parts = projection_parts(targets, imputed, features, controls, source, response)
+    g = np.arange(imputed.shape[1]) if genes is None else np.asarray(genes)
+    proj = parts["centred"][:, g] / projection_scale(parts["var"], g)
+    return {"baseline": parts["base"], "projection": np.hstack([proj, parts["base"]])}
+
+
+def projection_scale(var: np.ndarray, genes: np.ndarray) -> float:
+    """``sqrt(sum of the source variance over genes)``, the projection block's
+    scale (:func:`model_inputs`). Raises ValueError when it is not positive."""
+    scale = float(np.sqrt(np.asarray(var)[genes].sum()))
+    if not np.isfinite(scale) or scale <= 0:
+        raise ValueError(f"the source has no variance on the {len(genes)} gene(s) chosen")
+    return scale
+
+
+def projection_parts(targets: pd.DataFrame, imputed: pd.DataFrame, features: pd.DataFrame,
+                     controls: pd.DataFrame, source: dict, response: bool = True) -> dict[str, np.ndarray]:
+    """The blocks :func:`model_inputs` assembles, for every gene.
+
+    Returns
+    -------
+    dict ``base``: ``[drug | cell]`` (n, p + d), the baseline's input;
+    ``centred``: the imputed block minus the source mean, ``f - mean``
+    (n, genes), unscaled; ``var``: the source variance per gene (genes,).
+    Parameters and errors as :func:`model_inputs`.
+    """
     from biokernels.studies.drug_screen.protocol import cell_embedding, unit_rows
 
     miss = pd.Index(targets["drug_key"].unique()).difference(features.index)
@@ -200,17 +226,12 @@ def model_inputs(targets: pd.DataFrame, imputed: pd.DataFrame, features: pd.Data
     C = cell_embedding(controls.loc[cells], list(source["source_cells"]))
     drug = D.loc[targets["drug_key"]].to_numpy()
     cell = C.loc[targets["cell_id"]].to_numpy()
-    g = np.arange(imputed.shape[1]) if genes is None else np.asarray(genes)
     f = imputed.loc[targets.index].to_numpy(np.float64)
     if response:
         f = f - controls.loc[targets["cell_id"], imputed.columns].to_numpy(np.float64)
     key = "source_response" if response else "source"
-    mean, var = np.asarray(source[f"{key}_mean"])[g], np.asarray(source[f"{key}_var"])[g]
-    scale = float(np.sqrt(var.sum()))
-    if not np.isfinite(scale) or scale <= 0:
-        raise ValueError(f"the source has no variance on the {len(g)} gene(s) chosen")
-    proj = (f[:, g] - mean) / scale
-    return {"baseline": np.hstack([drug, cell]), "projection": np.hstack([proj, drug, cell])}
+    return {"base": np.hstack([drug, cell]), "centred": f - np.asarray(source[f"{key}_mean"]),
+            "var": np.asarray(source[f"{key}_var"], dtype=np.float64)}
 
 
 def ntk_gram(X: np.ndarray, kernel_params: dict | None = None, device="cpu") -> torch.Tensor:
@@ -230,11 +251,17 @@ def krr_on_gram(K: torch.Tensor, y: np.ndarray, train: np.ndarray, test: np.ndar
     K : torch.Tensor (n_all, n_all); y : array (n_all,)
     train, test : int position arrays; lam : float >= 0, absolute ridge
     """
-    tr = torch.as_tensor(train, device=K.device)
-    te = torch.as_tensor(test, device=K.device)
-    alpha, info = solve_ridge(K[tr][:, tr].clone(), y[train], lam, method="cholesky", fit_intercept=True,
-                              overwrite=True)
-    return predict_ridge(K[te][:, tr], alpha, info["intercept"]).ravel()
+    if K.device.type == "cpu" and K.dtype == torch.float64 and K.is_contiguous():
+        from biokernels.solvers.kernel_numba import gather      # the same copies, without torch's two passes
+
+        Kn, tr, te = K.numpy(), np.asarray(train, dtype=np.int64), np.asarray(test, dtype=np.int64)
+        K_tr, K_te = torch.from_numpy(gather(Kn, tr, tr)), torch.from_numpy(gather(Kn, te, tr))
+    else:
+        tr = torch.as_tensor(train, device=K.device)
+        te = torch.as_tensor(test, device=K.device)
+        K_tr, K_te = K[tr][:, tr].clone(), K[te][:, tr]
+    alpha, info = solve_ridge(K_tr, y[train], lam, method="cholesky", fit_intercept=True, overwrite=True)
+    return predict_ridge(K_te, alpha, info["intercept"]).ravel()
 
 
 def scaling_curve(grams: dict[str, torch.Tensor], y: np.ndarray, fold: np.ndarray, sizes: list[int],
