@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -140,8 +141,6 @@ def step_source_fit(dev, size, out_dir, lam):
 
 
 def step_workflow(dev, targets, cores):
-    import shutil
-
     if shutil.which("snakemake") is None and not (REPO / ".venv" / "bin" / "snakemake").exists():
         return {"status": "skipped", "reason": "snakemake is not installed here"}
     exe = shutil.which("snakemake") or str(REPO / ".venv" / "bin" / "snakemake")

@@ -100,10 +100,10 @@ class CheckedKernels(list):
     sym_tol : float
     """
 
-    def __init__(self, arrays, psd_tol: float | None, sym_tol: float, abs_max=None):
+    def __init__(self, arrays, psd_tol: float | None, sym_tol: float, abs_max):
         super().__init__(arrays)
         self.psd_tol, self.sym_tol = psd_tol, sym_tol
-        self._abs_max = abs_max
+        self._abs_max = list(abs_max)               # max |K_ij| of each, from the check
         self._sketches = None
 
     def passes(self, psd_tol: float | None, sym_tol: float, min_kernels: int) -> bool:
@@ -115,16 +115,12 @@ class CheckedKernels(list):
         """``[kernel_sketch(K) for K in self]``, computed on the first call.
         The kernels must not be modified after the check."""
         if self._sketches is None:
-            if self._abs_max is None:
-                self._sketches = [kernel_sketch(K) for K in self]
-            else:                                   # the check's max |K_ij| reused
-                self._sketches = [KernelSketch(diag=K.diagonal().copy(), product=K @ _probe(K.shape[0]),
-                                               scale=m, eps=float_eps(K)) for K, m in zip(self, self._abs_max)]
+            self._sketches = [_sketch(K, m, float_eps(K)) for K, m in zip(self, self._abs_max)]
         return self._sketches
 
 
 def check_kernel_list(Ks, *, psd_tol: float | None = 1e-8, sym_tol: float = 1e-8,
-                      min_kernels: int = 1) -> list[np.ndarray]:
+                      min_kernels: int = 1) -> CheckedKernels:
     """Validate a list of training kernels.
 
     Parameters
@@ -263,9 +259,12 @@ def kernel_sketch(K, eps: float | None = None) -> KernelSketch:
     A, abs_max = _as_2d_scaled(K, 0)
     if A.shape[0] != A.shape[1]:
         raise InputError(f"training kernel: expected a square (n_train, n_train) matrix, got shape {A.shape}")
-    return KernelSketch(diag=A.diagonal().copy(), product=A @ _probe(A.shape[0]),
-                        scale=abs_max,
-                        eps=float_eps(K) if eps is None else float(eps))
+    return _sketch(A, abs_max, float_eps(K) if eps is None else float(eps))
+
+
+def _sketch(A: np.ndarray, abs_max: float, eps: float) -> KernelSketch:
+    """:class:`KernelSketch` of a checked square float64 A whose ``max |A_ij|`` is known."""
+    return KernelSketch(diag=A.diagonal().copy(), product=A @ _probe(A.shape[0]), scale=abs_max, eps=eps)
 
 
 def _same_buffer(A: np.ndarray, B: np.ndarray) -> bool:

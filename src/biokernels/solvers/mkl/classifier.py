@@ -96,8 +96,7 @@ class MKLClassifier(ClassifierMixin, BaseEstimator):
             self.weights_ = check_weights(self.weights, len(Ks))
             self.mkl_ = None
         elif self.mkl is not None:
-            base_fit = getattr(type(self.mkl), "fit", None) is MKLMethod.fit
-            if base_fit:                          # checked once here; the method's own check passes them
+            if type(self.mkl).fit is MKLMethod.fit:  # checked once here; the method's own check passes them
                 Ks = check_kernel_list(Ks, psd_tol=self.mkl.psd_tol)
             self.mkl_ = clone(self.mkl).fit(Ks, y)  # a method with its own fit checks its given dtypes
             self.weights_ = np.asarray(self.mkl_.weights_, dtype=np.float64)

@@ -63,6 +63,12 @@ class ProjectionData:
         return model_inputs(t, self.imputed.loc[t.index], self.features, self.controls, self.source,
                             response=response, genes=genes)
 
+    def parts(self, t: pd.DataFrame, response: bool) -> dict[str, np.ndarray]:
+        """The blocks of those inputs for every gene:
+        :func:`biokernels.studies.depmap.protocol.projection_parts`."""
+        return projection_parts(t, self.imputed.loc[t.index], self.features, self.controls, self.source,
+                                response=response)
+
 
 def load_projection_data(targets_tsv, imputed_gctx, controls_tsv, feature_tsvs, summary_json,
                          extra_pairs=None) -> ProjectionData:
@@ -187,8 +193,7 @@ def genes_rows(data: ProjectionData, t: pd.DataFrame, n_train: int, cfg: dict, s
     counts = log_spaced_counts(n_genes, cfg["genes"]["n_points"])
     if log is not None:
         log.info("%s drugs: %d pairs, gene counts %s", t["stratum"].iloc[0], len(t), counts)
-    parts = projection_parts(t, data.imputed.loc[t.index], data.features, data.controls, data.source,
-                             response=_response(cfg))
+    parts = data.parts(t, _response(cfg))
     dev = device if isinstance(device, torch.device) else resolve_device(device)
     F = torch.as_tensor(parts["centred"], dtype=torch.float64, device=dev)
     B = torch.as_tensor(parts["base"], dtype=torch.float64, device=dev)
