@@ -13,6 +13,11 @@ Kernel ridge with the NTK of (drug, cell line) pairs (Radhakrishnan et al.
     :func:`biokernels.solvers.matrix_free.nystrom_ridge` on the matrix-free
     operator (``centres="auto"``, the documented rule), float32 kernel blocks,
     float64 sums.
+``falkon``
+    :func:`biokernels.solvers.falkon.falkon_ridge`: Nystrom with
+    leverage-score centres and the K_MM-Cholesky conditioning, two M x M
+    float64 buffers, M capped by ``--falkon-budget-gib``
+    (:func:`biokernels.solvers.falkon.falkon_max_centres`).
 ``cg_matrix_free``
     :func:`biokernels.solvers.matrix_free.cg_ridge`, only for n <=
     ``--max-cg-n`` (O(n^2 c) work per iteration).
@@ -37,7 +42,7 @@ Output (``--json``): ``rows``, one per (n, method, device) with ``n``,
 ``method``, ``device``, ``fit_s``, ``predict_s`` (medians), ``operator_s``
 (Gram or K_MM set-up inside the fit), ``peak_rss_gib``, ``cuda_peak_gib``,
 ``iterations``, ``centres``, ``r2``, ``r2_diff_vs_exact``,
-``pred_rel_diff_vs_exact``, the repeats; ``scaling``: per method, the
+``pred_rel_diff_vs_exact``, ``pred_rel_fro_vs_exact``, the repeats; ``scaling``: per method, the
 exponent of a least-squares fit of log(fit_s) and log(peak_rss) on log(n);
 ``headline``: time and memory ratios nystrom / exact at each n where both ran.
 
@@ -63,7 +68,7 @@ from _harness import (begin_report, finish_report, log, mem_available_gib, peak_
                       pin_threads, run_worker_rounds)
 from bench_ntk_krr import make_data  # noqa: E402
 
-METHODS = ("exact", "nystrom", "cg_matrix_free")
+METHODS = ("exact", "nystrom", "falkon", "cg_matrix_free")
 
 
 def r2_mean(pred: np.ndarray, Y: np.ndarray) -> float:
@@ -82,6 +87,7 @@ def worker(spec: dict) -> dict:
     from biokernels.device import resolve_device
     from biokernels.kernels.ntk import ntk_relu_indexed
     from biokernels.kernels.ntk_operator import PairNTKOperator
+    from biokernels.solvers.falkon import falkon_max_centres, falkon_ridge
     from biokernels.solvers.matrix_free import cg_ridge, nystrom_ridge, predict_pairs
     from biokernels.solvers.ridge import predict_ridge, solve_ridge
 
@@ -127,6 +133,14 @@ def worker(spec: dict) -> dict:
                 out["centres"] = fit["info"]["centres"]
                 out["passes"] = fit["info"]["passes"]
                 out["converged"] = fit["info"]["converged"]
+            elif method == "falkon":
+                cap = falkon_max_centres(spec["falkon_budget_gib"] * 2**30, data["Y"].shape[1])
+                fit = falkon_ridge(op, data["Y"], lam, centres=spec["centres"], tol=spec["nystrom_tol"],
+                                   max_centres=cap, sketch=spec["sketch"], seed=spec["seed"])
+                out["centres"] = fit["info"]["centres"]
+                out["passes"] = fit["info"]["passes"]
+                out["converged"] = fit["info"]["converged"]
+                out["d_eff_leverage"] = fit["info"]["d_eff_leverage"]
             else:
                 fit = cg_ridge(op, data["Y"], lam, tol=spec["cg_tol"], precond_rank=spec["precond_rank"],
                                seed=spec["seed"])
@@ -174,6 +188,9 @@ def main(argv=None) -> int:
     ap.add_argument("--centres", default="auto")
     ap.add_argument("--nystrom-tol", type=float, default=0.01)
     ap.add_argument("--max-centres", type=int, default=16384)
+    ap.add_argument("--falkon-budget-gib", type=float, default=4.5,
+                    help="falkon: the M x M buffers' budget (4.5 GiB: 16,659 centres with 978 genes)")
+    ap.add_argument("--sketch", type=int, default=2048, help="falkon: columns of the leverage-score sketch")
     ap.add_argument("--cg-tol", type=float, default=1e-4)
     ap.add_argument("--precond-rank", type=int, default=1000)
     ap.add_argument("--block-mib", type=int, default=256)
@@ -215,6 +232,7 @@ def main(argv=None) -> int:
                         "n_test": args.n_test, "n_drugs": args.n_drugs, "n_cells": args.n_cells,
                         "genes": args.genes, "lam": args.lam, "seed": args.seed, "centres": centres,
                         "nystrom_tol": args.nystrom_tol, "max_centres": args.max_centres,
+                        "falkon_budget_gib": args.falkon_budget_gib, "sketch": args.sketch,
                         "cg_tol": args.cg_tol, "precond_rank": args.precond_rank, "block_mib": args.block_mib,
                         "pred_path": str(tmp / f"{n}_{m}.npy")}
 
@@ -240,7 +258,8 @@ def main(argv=None) -> int:
                        "peak_rss_gib": max(x["peak_rss_gib"] for x in ok), "cuda_peak_gib": ok[0]["cuda_peak_gib"],
                        "iterations": ok[0].get("iterations"), "centres": ok[0].get("centres"),
                        "converged": ok[0].get("converged"), "r2": ok[0]["r2"], "repeats": len(ok),
-                       "fit_s_all": [x["fit_s"] for x in ok], "passes": ok[0].get("passes")}
+                       "fit_s_all": [x["fit_s"] for x in ok], "passes": ok[0].get("passes"),
+                       "d_eff_leverage": ok[0].get("d_eff_leverage")}
                 if m == "exact":
                     exact_r2 = row["r2"]
                 rows.append(row)
@@ -250,6 +269,9 @@ def main(argv=None) -> int:
                     ref = exact_pred.astype(np.float64)
                     scale = np.abs(ref - ref.mean(0)).max()
                     row["pred_rel_diff_vs_exact"] = float(np.abs(pred - ref).max() / scale)
+                    # the relative distance of the held-out predictions, the test-set analogue of a
+                    # solver's fit distance ||f - f_exact||_F / ||f_exact||_F (centred: the intercept is shared)
+                    row["pred_rel_fro_vs_exact"] = float(np.linalg.norm(pred - ref) / np.linalg.norm(ref - ref.mean(0)))
                     row["r2_diff_vs_exact"] = row["r2"] - exact_r2
         scaling = {}
         for m in methods:

@@ -11,7 +11,9 @@ which evaluates blocks of K on the fly, on one process or several
 * :func:`cg_ridge` (``cg_matrix_free``): Nystrom-preconditioned CG, exact to
   ``tol`` without the n x n buffer.
 * :func:`choose_solver` (``auto``): the exact Cholesky while it fits
-  ``memory_budget_gib``, Nystrom beyond (:func:`max_centres`).
+  ``memory_budget_gib``, beyond it ``falkon``
+  (:func:`biokernels.solvers.falkon.falkon_ridge`: Nystrom with
+  leverage-score centres in two M x M buffers).
 
 Notes: docs/ridge_notes.md, section "Matrix-free solvers (solvers/matrix_free)".
 """
@@ -29,7 +31,7 @@ from biokernels.kernels.ntk_operator import PairNTKOperator
 from biokernels.solvers.ridge import _pcg, check_lam, nystrom_preconditioner_from_columns
 from biokernels.solvers.ridge_core import center_targets
 
-SOLVERS = ("auto", "cholesky", "cg", "cg_matrix_free", "nystrom")
+SOLVERS = ("auto", "cholesky", "cg", "cg_matrix_free", "nystrom", "falkon")
 MIN_CENTRES = 1024
 
 
@@ -80,7 +82,8 @@ def max_centres(budget_bytes: float, c: int) -> int:
 
 def choose_solver(n: int, c: int, memory_budget_gib: float, itemsize: int = 4) -> tuple[str, str]:
     """``solver: auto``: the exact Cholesky while :func:`exact_bytes` fits the
-    budget, else Nystrom (matrix-free CG is not chosen automatically: its
+    budget, else ``falkon`` (:mod:`biokernels.solvers.falkon`; matrix-free CG
+    is not chosen automatically: its
     iterations grow with the condition number, ~(lambda_max + lam) / lam
     before preconditioning, so a small chosen ridge can make it slower than
     the exact solve; on CPUs at lam = 1 and 44,790 pairs it did not reduce
@@ -94,7 +97,7 @@ def choose_solver(n: int, c: int, memory_budget_gib: float, itemsize: int = 4) -
 
     Returns
     -------
-    (solver, reason) with solver "cholesky" or "nystrom" and a sentence for the log.
+    (solver, reason) with solver "cholesky" or "falkon" and a sentence for the log.
 
     Raises
     ------
@@ -107,8 +110,8 @@ def choose_solver(n: int, c: int, memory_budget_gib: float, itemsize: int = 4) -
     if need <= memory_budget_gib:
         return "cholesky", (f"exact Cholesky: its {n} x {n} Gram and targets need {need:.2f} GiB <= the "
                             f"budget {memory_budget_gib:g} GiB")
-    return "nystrom", (f"Nystrom (matrix-free): the exact solve would need {need:.2f} GiB > the budget "
-                       f"{memory_budget_gib:g} GiB")
+    return "falkon", (f"Falkon-grade Nystrom (matrix-free, leverage-score centres): the exact solve would need "
+                      f"{need:.2f} GiB > the budget {memory_budget_gib:g} GiB")
 
 
 # --------------------------------------------------------------------------- Nystrom
@@ -140,6 +143,18 @@ def _column_means(Yn: np.ndarray) -> np.ndarray:
     return Yn.mean(axis=0, dtype=np.float64)
 
 
+def _nystrom_targets(Y, n: int, fit_intercept: bool) -> tuple[np.ndarray, np.ndarray | None, float]:
+    """(Y as a 2-D view, its column means or None, ||Y - mean||_F for the
+    certificate), without a centred copy; ValueError unless Y has n rows."""
+    Yn = _targets(Y)
+    if Yn.shape[0] != n:
+        raise ValueError(f"the operator has {n} pairs but Y has {Yn.shape[0]} rows")
+    mu = _column_means(Yn) if fit_intercept else None
+    ynorm = math.sqrt(sum(float(np.square(Yn[s:s + 65536] - (0.0 if mu is None else mu)).sum())
+                          for s in range(0, n, 65536)))
+    return Yn, mu, ynorm
+
+
 def _pseudo_whitening(Kmm: torch.Tensor) -> torch.Tensor:
     """``W`` with ``W^T K_MM W = I_r`` on the numerically nonzero eigenspace of
     K_MM (eigenvalues ``> e_max M eps``), float64 (M, r)."""
@@ -151,10 +166,14 @@ def _pseudo_whitening(Kmm: torch.Tensor) -> torch.Tensor:
     return V[:, keep] / e[keep].sqrt()
 
 
-def _nystrom_pass(op: PairNTKOperator, Yn: np.ndarray, mu, centres: torch.Tensor, comm: Comm, log, tag: str):
+def _nystrom_pass(op: PairNTKOperator, Yn: np.ndarray, mu, centres: torch.Tensor, comm: Comm, log, tag: str,
+                  product_dtype: torch.dtype = torch.float64):
     """One streamed pass over this process's rows: H = K_Mn K_nM,
     Z = K_Mn (Y - 1 mu^T) = K_Mn Y - (K_Mn 1) mu^T (no centred copy of Y),
-    tr K; all-reduced. Returns (H, Z, trK) float64."""
+    tr K; all-reduced. Returns (H, Z, trK) float64. ``product_dtype``: the
+    precision of each block's products (float32: twice the GEMM speed on
+    CPUs, rounding of order sqrt(rows per block) eps32 per block), summed
+    over blocks in float64. H's one M x M buffer is mirrored in place."""
     m = centres.numel()
     dev = op.device
     H = torch.zeros((m, m), dtype=torch.float64, device=dev)
@@ -170,18 +189,25 @@ def _nystrom_pass(op: PairNTKOperator, Yn: np.ndarray, mu, centres: torch.Tensor
     nch = max(1, min(8, m // 256))
     edges = [round(m * k / nch) for k in range(nch + 1)]
     for k, blk in enumerate(blocks):
-        Kb = panel.rows(blk).to(torch.float64)
+        Kb = panel.rows(blk).to(product_dtype)
         for s, e in zip(edges[:-1], edges[1:]):
-            H[:e, s:e].addmm_(Kb[:, :e].mT, Kb[:, s:e])
-        Yb = torch.as_tensor(Yn[blk], dtype=torch.float64, device=dev)
-        Z.addmm_(Kb.mT, Yb)
-        colsum += Kb.sum(0)
+            if product_dtype == torch.float64:
+                H[:e, s:e].addmm_(Kb[:, :e].mT, Kb[:, s:e])
+            else:
+                H[:e, s:e] += Kb[:, :e].mT @ Kb[:, s:e]
+        Yb = torch.as_tensor(Yn[blk], dtype=product_dtype, device=dev)
+        if product_dtype == torch.float64:
+            Z.addmm_(Kb.mT, Yb)
+        else:
+            Z += Kb.mT @ Yb
+        colsum += Kb.sum(0, dtype=torch.float64)
         trK += op.diag(blk).to(torch.float64).sum()
         if log is not None and (time.perf_counter() - last > 30 or k + 1 == len(blocks)):
             last = time.perf_counter()
             _log(log, "nystrom %s: rank %d block %d/%d (rows %d-%d of its %d) after %.1f s", tag, comm.rank,
                  k + 1, len(blocks), blk.start, blk.stop, mine.stop - mine.start, last - t0)
-    H = torch.triu(H) + torch.triu(H, 1).mT
+    for s, e in zip(edges[:-1], edges[1:]):  # the lower triangle below each chunk, from the upper one
+        H[e:, s:e].copy_(H[s:e, e:].mT)
     if mu is not None:
         Z.sub_(colsum[:, None] * torch.as_tensor(mu, dtype=torch.float64, device=dev)[None, :])
     for t in (H, Z, trK):
@@ -271,13 +297,7 @@ def nystrom_ridge(op: PairNTKOperator, Y, lam: float, *, centres: int | str = "a
     if not (tol > 0):
         raise ValueError(f"tol must be > 0, got {tol}")
     n = op.n
-    Yn = _targets(Y)
-    if Yn.shape[0] != n:
-        raise ValueError(f"the operator has {n} pairs but Y has {Yn.shape[0]} rows")
-    mu = _column_means(Yn) if fit_intercept else None
-    # ||Y - mean||_F for the certificate, by blocks (no centred copy)
-    ynorm = math.sqrt(sum(float(np.square(Yn[s:s + 65536] - (0.0 if mu is None else mu)).sum())
-                          for s in range(0, n, 65536)))
+    Yn, mu, ynorm = _nystrom_targets(Y, n, fit_intercept)
     if centres == "auto":
         m = default_centres(n)
         cap = min(n, max(int(max_centres), m))

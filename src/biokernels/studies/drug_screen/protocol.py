@@ -161,14 +161,18 @@ class SourceModel:
     kernel_params : dict, optional
         ``w_std``/``b_std`` of the NTK.
     device : torch device
-    solver : {"auto", "cholesky", "cg", "cg_matrix_free", "nystrom"}
+    solver : {"auto", "cholesky", "cg", "cg_matrix_free", "nystrom", "falkon"}
         ``cholesky``/``cg``: :func:`biokernels.solvers.ridge.solve_ridge` on
         the formed Gram. ``cg_matrix_free``: :func:`~biokernels.solvers.matrix_free.cg_ridge`
         (exact to its tolerance). ``nystrom``:
         :func:`~biokernels.solvers.matrix_free.nystrom_ridge` (an
-        approximation, with its certificate logged). ``auto``: the exact
-        Cholesky while its Gram fits ``settings["memory_budget_gib"]``
-        (:func:`~biokernels.solvers.matrix_free.choose_solver`), ``nystrom``
+        approximation, with its certificate logged). ``falkon``:
+        :func:`~biokernels.solvers.falkon.falkon_ridge` (the same
+        approximation with leverage-score centres, in two M x M buffers
+        instead of seven; with ``falkon_exact`` not ``never``, then the
+        exact system by CG preconditioned with it). ``auto``: the exact Cholesky while its Gram fits
+        ``settings["memory_budget_gib"]``
+        (:func:`~biokernels.solvers.matrix_free.choose_solver`), ``falkon``
         beyond that, with M capped by the same budget; the choice and its
         reason are in ``info_``.
     dtype : torch dtype
@@ -217,7 +221,7 @@ class SourceModel:
         st = self.settings
         solver, why = choose_solver(n, c, st["memory_budget_gib"], torch.finfo(self.dtype).bits // 8)
         if solver == "cholesky" and self.comm is not None and self.comm.world_size > 1:
-            solver, why = "nystrom", f"{self.comm.world_size} processes share only the matrix-free solvers"
+            solver, why = "falkon", f"{self.comm.world_size} processes share only the matrix-free solvers"
         return solver, why
 
     def _operator(self, data: "ScreenData", idx: np.ndarray):
@@ -238,13 +242,21 @@ class SourceModel:
         self.solver_, why = self._choose(len(train), data.Y.shape[1])
         if self.log is not None:
             self.log.info("source model solver: %s (%s)", self.solver_, why)
-        if self.solver_ in ("cg_matrix_free", "nystrom"):
+        if self.solver_ in ("cg_matrix_free", "nystrom", "falkon"):
+            from biokernels.solvers.falkon import falkon_max_centres, falkon_ridge
             from biokernels.solvers.matrix_free import cg_ridge, max_centres, nystrom_ridge
 
             self._op = self._operator(data, train)
             st = self.settings
-            if self.solver_ == "nystrom":
-                cap = min(int(st["nystrom_max_centres"]), max_centres(st["memory_budget_gib"] * 2**30, data.Y.shape[1]))
+            budget = st["memory_budget_gib"] * 2**30
+            if self.solver_ == "falkon":
+                cap = min(int(st["nystrom_max_centres"]), falkon_max_centres(budget, data.Y.shape[1]))
+                fit = falkon_ridge(self._op, data.Y[train], self.lam, centres=st["nystrom_centres"],
+                                   tol=st["nystrom_tol"], max_centres=cap, sketch=st["leverage_sketch"],
+                                   exact=st["falkon_exact"], cg_tol=st["cg_tol"], cg_max_iter=st["cg_max_iter"],
+                                   seed=self.seed, comm=self.comm, log=self.log)
+            elif self.solver_ == "nystrom":
+                cap = min(int(st["nystrom_max_centres"]), max_centres(budget, data.Y.shape[1]))
                 fit = nystrom_ridge(self._op, data.Y[train], self.lam, centres=st["nystrom_centres"],
                                     tol=st["nystrom_tol"], max_centres=cap, seed=self.seed, comm=self.comm,
                                     log=self.log)
@@ -289,13 +301,17 @@ class SourceModel:
 #: Defaults of ``drug_screen.solver_settings`` (the source model's solvers;
 #: see :class:`SourceModel` and :mod:`biokernels.solvers.matrix_free`).
 SOLVER_SETTINGS = {
-    "memory_budget_gib": 16.0,   # auto: exact Cholesky while its Gram + targets fit, then Nystrom (M capped)
-    "cg_tol": 1e-5,              # CG: relative residual per column
+    "memory_budget_gib": 16.0,   # auto: exact Cholesky while its Gram + targets fit, then falkon (M capped)
+    "cg_tol": 1e-5,              # CG (cg_matrix_free, falkon's exact step): relative residual per column
     "cg_max_iter": 200,
     "precond_rank": 1000,        # CG: columns of the Nystrom preconditioner
-    "nystrom_centres": "auto",   # M, or auto: ceil(sqrt(n) ln n), doubled while the fit moves > nystrom_tol
+    "nystrom_centres": "auto",   # M, or auto (nystrom: from ceil(sqrt(n) ln n), falkon: from 2 d_eff), doubled
+                                 # while the estimated distance to the exact fit > nystrom_tol
     "nystrom_tol": 0.01,
     "nystrom_max_centres": 16384,
+    "leverage_sketch": 2048,     # falkon: columns of the sketch behind the leverage scores of the centres
+    "falkon_exact": "unconverged",  # falkon: then the exact system by CG (cg_tol) preconditioned by its Nystrom
+                                    # kernel: never | unconverged (when the estimate misses nystrom_tol) | always
     "block_mib": 256,            # scratch of one kernel block
     "processes": 1,              # distributed solve: processes (GPUs) on one node, via torchrun
     "nodes": 1,                  # ... and nodes, via srun + torchrun under SLURM
