@@ -177,8 +177,9 @@ def test_block_kernel_equals_expm_on_the_whole_graph_with_isolated_nodes():
 
 CFG = {"seed": 3, "n_trials": 2, "test_fraction": 0.2, "inner_folds": 3,
        "svm": {"C_grid": [0.1, 1.0], "n_jobs": 1},
-       "diffusion": {"networks": ["net1", "sum"], "n_kernels": 6, "beta_step": 1.0, "single_every": 2,
-                     "lam": 1e-6, "formulations": ["DKL", "mDKL"], "combine": ["all"], "laplacian": "unnormalized"},
+       "diffusion": {"networks": ["net1", "net2", "sum"], "n_kernels": 6, "beta_step": 1.0, "single_every": 2,
+                     "lam": 1e-6, "formulations": ["DKL", "mDKL"], "combine": ["all", "learned"],
+                     "laplacian": "unnormalized"},
        "propagation": {"networks": ["net1", "sum"], "methods": ["harmonic", "lgc"], "lgc_alpha_grid": [0.5, 0.9]},
        "mashup": {"enabled": True, "dim": 20, "restart": 0.5}}
 
@@ -192,8 +193,10 @@ def planted():
 def test_benchmark_runs_every_method_and_beats_chance(planted):
     nets, Y, res = planted
     methods = set(res.metrics["method"])
-    assert {"diffusion[net1]", "diffusion[sum]", "eBaseline[all]", "mDKL[all]", "DKL[sum]", "mDKL[sum]",
-            "harmonic[sum]", "lgc[net1]", "Mashup"} <= methods
+    assert {"diffusion[net1]", "diffusion[sum]", "eBaseline[all]", "mDKL[all]", "CKA[mDKL]", "DKL[sum]",
+            "mDKL[sum]", "harmonic[sum]", "lgc[net1]", "Mashup"} <= methods
+    weights = res.choices.query("method == 'CKA[mDKL]'")["setting"]
+    assert weights.str.contains("w_net1=").all() and weights.str.contains("w_net2=").all()
     assert res.metrics.groupby("method").size().eq(2 * 5).all()        # 2 trials x 5 metrics
     # a random ranking's micro-AUPR is about the share of positive (gene, term) pairs among the
     # annotated genes; the planted functions are diffusions on the network, so the summed
@@ -223,3 +226,29 @@ def test_scrambled_held_out_labels_change_no_hyperparameter_choice(planted):
         b = res2.choices.query("trial == @t").set_index("method").loc[a.index]
         assert a["setting"].tolist() == b["setting"].tolist()
         assert np.array_equal(a["inner_micro_aupr"].to_numpy(), b["inner_micro_aupr"].to_numpy())
+
+
+def test_alignment_weights_favour_the_informative_kernel_and_read_training_labels_only():
+    from biokernels.studies.function_benchmark.kernels import alignment_weights
+
+    rng = np.random.default_rng(3)
+    g, t = 200, 5
+    Y = (rng.random((g, t)) < 0.2).astype(float)
+    informative = Y @ Y.T + np.eye(g)                 # the labels' own similarity
+    X = rng.standard_normal((g, 30))
+    noise = X @ X.T / 30                              # independent of the labels
+    train = np.arange(150)
+    mu = alignment_weights([informative, noise], Y, train)
+    # closed form of Prop. 9 with P = 2 on these blocks, from numpy directly (no shared code)
+    H = np.eye(150) - 1.0 / 150
+    Kc = [H @ K[:150, :150] @ H for K in (informative, noise)]
+    M = np.array([[np.vdot(a, b) for b in Kc] for a in Kc])
+    a = np.array([np.trace(Y[:150].T @ K @ Y[:150]) for K in Kc])
+    from scipy.optimize import nnls
+    R = np.linalg.cholesky(M).T
+    v = nnls(R, np.linalg.solve(R.T, a))[0]
+    assert np.allclose(mu, v / np.linalg.norm(v), atol=1e-10)
+    assert mu[0] > 0.9 and mu[0] > 5 * mu[1]
+    Ys = Y.copy()
+    Ys[150:] = rng.permutation(Ys[150:])            # only the held-out rows change
+    assert np.array_equal(alignment_weights([informative, noise], Ys, train), mu)

@@ -18,8 +18,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from biokernels.kernels.diffusion import diffusion_spectra, laplacian, laplacian_eigh
+from biokernels.solvers.mkl.alignment import centered_alignment_terms
+from biokernels.solvers.mkl.cka import cka_weights
 
-__all__ = ["NetworkSpectrum", "network_spectrum"]
+__all__ = ["NetworkSpectrum", "alignment_weights", "network_spectrum"]
 
 
 @dataclass
@@ -86,3 +88,37 @@ def network_spectrum(A, kind: str = "unnormalized") -> NetworkSpectrum:
     nodes = np.flatnonzero(deg > 0)
     d, P = laplacian_eigh(laplacian(A[nodes][:, nodes], kind))
     return NetworkSpectrum(A.shape[0], nodes, np.clip(d, 0.0, None), P)
+
+
+def alignment_weights(kernels, Y: np.ndarray, train: np.ndarray) -> np.ndarray:
+    """Weights of P kernels over the same genes by centred kernel-target
+    alignment (CKA; Cortes, Mohri & Rostamizadeh 2012, Prop. 9), learned on
+    the training genes only, with the multi-label target ``Y Y^T``.
+
+    ``M_kl = <K_k^c, K_l^c>_F`` and ``a_k = <K_k^c, Y Y^T>_F = tr(Y_c^T K_k
+    Y_c)`` over the rows ``train`` (``Y_c`` the column-centred labels), then
+    :func:`biokernels.solvers.mkl.cka.cka_weights` (``mu >= 0``,
+    ``||mu||_2 = 1``).
+
+    Parameters
+    ----------
+    kernels : sequence of P arrays (g, g)
+    Y : array (g, t) of 0/1 labels (rows outside ``train`` are not read)
+    train : int array, the training rows
+
+    Returns
+    -------
+    ndarray (P,), float64
+
+    Raises
+    ------
+    InputError
+        No non-negative combination is aligned with the labels.
+    """
+    tr = np.asarray(train)
+    blocks = [np.asarray(K)[np.ix_(tr, tr)] for K in kernels]
+    M, _ = centered_alignment_terms(blocks, np.zeros(tr.size))
+    Yc = np.asarray(Y, dtype=np.float64)[tr]
+    Yc = Yc - Yc.mean(axis=0)
+    a = np.array([float(np.vdot(Yc, B @ Yc)) for B in blocks])
+    return cka_weights(M, a)

@@ -4,7 +4,7 @@ each trial's training genes, the five metrics of
 :mod:`~biokernels.studies.function_benchmark.metrics` on its test genes.
 
 Methods (``diffusion[<net>]``, ``eBaseline[<net>]``, ``DKL[<net>]``,
-``mDKL[<net>]``, ``eBaseline[all]``, ``mDKL[all]``, ``harmonic[<net>]``,
+``mDKL[<net>]``, ``eBaseline[all]``, ``mDKL[all]``, ``CKA[mDKL]``, ``harmonic[<net>]``,
 ``lgc[<net>]``, ``Mashup``; the network ``sum`` is the sum of the input
 networks' adjacencies) and what each chooses by inner CV:
 docs/function_benchmark_notes.md, section "Methods".
@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from biokernels.kernels.diffusion import diffusion_betas
 from biokernels.solvers.dkl import DiffusionKernelLearning
 from biokernels.studies.diffusion.protocol import target_matrix
-from biokernels.studies.function_benchmark.kernels import network_spectrum
+from biokernels.studies.function_benchmark.kernels import alignment_weights, network_spectrum
 from biokernels.studies.function_benchmark.mashup import mashup_embedding
 from biokernels.studies.function_benchmark.metrics import function_metrics
 from biokernels.studies.function_benchmark.propagation import PROPAGATION
@@ -116,6 +116,8 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
     single = np.arange(len(betas))[::int(dcfg.get("single_every", 1))]
     combine_e, combine_m = None, None
     across = "all" in dcfg.get("combine", []) and len(networks) > 1
+    # CKA[mDKL]: each network's spectrum and its per-trial mDKL spectra, combined at the end
+    learned = {} if "learned" in dcfg.get("combine", []) and len(networks) > 1 else None
     for net, A in _networks(networks, dcfg["networks"], log).items():
         t0 = time.perf_counter()
         spec = network_spectrum(A, dcfg.get("laplacian", "unnormalized"))
@@ -145,6 +147,8 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
                 if W.ndim == 1:
                     K = spec.kernel(W @ S, genes)
                     svm_one_trial(method, t, K, {"weights": "shared"})
+                    if form == "mDKL" and learned is not None and net != "sum":
+                        learned.setdefault(net, (spec, []))[1].append(W @ S)
                     if form == "mDKL" and across and net != "sum":
                         if combine_m is None:
                             combine_m = [None] * len(trials)
@@ -165,6 +169,19 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
             svm_one_trial("mDKL[all]", t, combine_m[t])
         seconds["mDKL[all]"] = time.perf_counter() - t0
         del combine_m
+    if learned:
+        t0 = time.perf_counter()
+        names = list(learned)
+        for t, (tr, _) in enumerate(trials):
+            Ks = [learned[net][0].kernel(learned[net][1][t], genes) for net in names]
+            mu = alignment_weights(Ks, YE, tr)
+            K = Ks[0] * mu[0]
+            for w, Kk in zip(mu[1:], Ks[1:]):
+                K += w * Kk
+            del Ks
+            svm_one_trial("CKA[mDKL]", t, K, {f"w_{net}": float(w) for net, w in zip(names, mu)})
+        seconds["CKA[mDKL]"] = time.perf_counter() - t0
+        del learned
 
     pcfg = cfg["propagation"]
     for net, A in _networks(networks, pcfg["networks"], log).items():

@@ -17,7 +17,7 @@ from biokernels.studies.function_benchmark.metrics import METRICS
 __all__ = ["summary_table", "wilcoxon_vs_best_diffusion", "plot_benchmark", "DIFFUSION_PREFIXES"]
 
 #: Methods that count as "diffusion" when the best one is picked.
-DIFFUSION_PREFIXES = ("diffusion[", "eBaseline[", "DKL[", "mDKL[")
+DIFFUSION_PREFIXES = ("diffusion[", "eBaseline[", "DKL[", "mDKL[", "CKA[mDKL]")
 
 
 def summary_table(metrics: pd.DataFrame, context: Mapping | None = None) -> pd.DataFrame:
