@@ -17,7 +17,8 @@ Kernel ridge with the NTK of (drug, cell line) pairs (Radhakrishnan et al.
     :func:`biokernels.solvers.falkon.falkon_ridge`: Nystrom with
     leverage-score centres and the K_MM-Cholesky conditioning, two M x M
     float64 buffers, M capped by ``--falkon-budget-gib``
-    (:func:`biokernels.solvers.falkon.falkon_max_centres`).
+    (:func:`biokernels.solvers.falkon.falkon_max_centres`); with
+    ``--falkon-exact`` then CG on the exact system to ``--cg-tol``.
 ``cg_matrix_free``
     :func:`biokernels.solvers.matrix_free.cg_ridge`, only for n <=
     ``--max-cg-n`` (O(n^2 c) work per iteration).
@@ -136,7 +137,9 @@ def worker(spec: dict) -> dict:
             elif method == "falkon":
                 cap = falkon_max_centres(spec["falkon_budget_gib"] * 2**30, data["Y"].shape[1])
                 fit = falkon_ridge(op, data["Y"], lam, centres=spec["centres"], tol=spec["nystrom_tol"],
-                                   max_centres=cap, sketch=spec["sketch"], seed=spec["seed"])
+                                   max_centres=cap, sketch=spec["sketch"], seed=spec["seed"],
+                                   exact=spec["falkon_exact"], cg_tol=spec["cg_tol"])
+                out["iterations"] = fit["info"].get("iterations")
                 out["centres"] = fit["info"]["centres"]
                 out["passes"] = fit["info"]["passes"]
                 out["converged"] = fit["info"]["converged"]
@@ -191,6 +194,8 @@ def main(argv=None) -> int:
     ap.add_argument("--falkon-budget-gib", type=float, default=4.5,
                     help="falkon: the M x M buffers' budget (4.5 GiB: 16,659 centres with 978 genes)")
     ap.add_argument("--sketch", type=int, default=2048, help="falkon: columns of the leverage-score sketch")
+    ap.add_argument("--falkon-exact", default="never", choices=("never", "unconverged", "always"),
+                    help="falkon: then CG on the exact system (to --cg-tol) preconditioned by its Nystrom kernel")
     ap.add_argument("--cg-tol", type=float, default=1e-4)
     ap.add_argument("--precond-rank", type=int, default=1000)
     ap.add_argument("--block-mib", type=int, default=256)
@@ -233,6 +238,7 @@ def main(argv=None) -> int:
                         "genes": args.genes, "lam": args.lam, "seed": args.seed, "centres": centres,
                         "nystrom_tol": args.nystrom_tol, "max_centres": args.max_centres,
                         "falkon_budget_gib": args.falkon_budget_gib, "sketch": args.sketch,
+                        "falkon_exact": args.falkon_exact,
                         "cg_tol": args.cg_tol, "precond_rank": args.precond_rank, "block_mib": args.block_mib,
                         "pred_path": str(tmp / f"{n}_{m}.npy")}
 
