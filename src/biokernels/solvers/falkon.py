@@ -62,8 +62,9 @@ def ridge_leverage_scores(op: PairNTKOperator, lam: float, *, sketch: int = 2048
     From a uniform sketch S of s columns: ``tau~_i = (K_ii - k_iS (K_SS +
     lam (s/n) I)^{-1} k_Si) / lam`` (Musco & Musco 2017, Sec. 3, with uniform
     weights 1/p, p = s/n), streamed over row blocks (n s^2 work, no n x s
-    panel kept). Their sum estimates the effective dimension
-    ``d_eff = tr K (K + lam I)^{-1}``.
+    panel kept), clipped to [0, 1], the range of the exact scores (a small
+    sketch at a small ridge overestimates). Their sum estimates the
+    effective dimension ``d_eff = tr K (K + lam I)^{-1}``.
 
     Parameters
     ----------
@@ -75,7 +76,7 @@ def ridge_leverage_scores(op: PairNTKOperator, lam: float, *, sketch: int = 2048
 
     Returns
     -------
-    torch.Tensor float64 (n,), >= 0, on the operator's device.
+    torch.Tensor float64 (n,) in [0, 1], on the operator's device.
 
     Raises
     ------
@@ -101,7 +102,7 @@ def ridge_leverage_scores(op: PairNTKOperator, lam: float, *, sketch: int = 2048
     for blk in op.row_blocks(mine.start, mine.stop, s):
         X = torch.linalg.solve_triangular(R, panel.rows(blk).to(torch.float64).mT, upper=False)
         local[blk.start - mine.start:blk.stop - mine.start, 0] = op.diag(blk).to(torch.float64) - X.square().sum(0)
-    return comm.gather_rows(local, n)[:, 0].clamp_(min=0.0).div_(lam)
+    return comm.gather_rows(local, n)[:, 0].clamp_(min=0.0).div_(lam).clamp_(max=1.0)
 
 
 def leverage_order(scores: torch.Tensor, seed: int = 0) -> torch.Tensor:

@@ -44,7 +44,7 @@ def test_leverage_scores_with_the_full_sketch_are_the_exact_ridge_leverage_score
     cond = (np.linalg.eigvalsh(K)[-1] + lam) / lam
     assert np.abs(got - exact).max() <= 100 * op.n * EPS64 * cond
     small = ridge_leverage_scores(op, lam, sketch=40, seed=1)
-    assert small.shape == (op.n,) and bool((small >= 0).all())
+    assert small.shape == (op.n,) and bool((small >= 0).all()) and bool((small <= 1).all())
 
 
 def test_leverage_order_draws_the_first_centre_in_proportion_to_its_weight():
