@@ -15,7 +15,8 @@ import scipy.sparse as sp
 
 from biokernels.errors import InputError
 from biokernels.kernels.diffusion import diffusion_betas, laplacian
-from biokernels.studies.function_benchmark.data import read_gene_list, read_mashup_network, synthetic_inputs
+from biokernels.studies.function_benchmark.data import (load_inputs, read_gene_list, read_mashup_network,
+                                                        synthetic_inputs)
 from biokernels.studies.function_benchmark.kernels import network_spectrum
 from biokernels.studies.function_benchmark.mashup import log_state_gram, mashup_embedding, rwr_states
 from biokernels.studies.function_benchmark.metrics import function_metrics, top_k_matrix
@@ -49,6 +50,43 @@ def test_mashup_network_reader_symmetrises_and_names_bad_lines(tmp_path):
     dup.write_text("A\nB\nA\n")
     with pytest.raises(InputError, match="dup.txt: line 3: gene 'A' already listed on line 1"):
         read_gene_list(dup)
+
+
+def test_a_mashup_source_in_the_configs_layout_loads(tmp_path):
+    (tmp_path / "genes.txt").write_text("A\nB\nC\nD\n")
+    (tmp_path / "n1.txt").write_text("1\t2\t1.0\n3\t4\t0.5\n")
+    (tmp_path / "n2.txt").write_text("2\t3\t2.0\n")
+    (tmp_path / "lg.txt").write_text("A\nB\nC\nD\n")
+    (tmp_path / "lt.txt").write_text("t1\nt2\n")
+    (tmp_path / "la.txt").write_text("1\t1\n2\t1\n3\t2\n4\t2\n")
+    source = {"type": "mashup", "genes_path": str(tmp_path / "genes.txt"), "min_genes": 1,
+              "networks": {"one": {"adjacency_path": str(tmp_path / "n1.txt")},
+                           "two": {"adjacency_path": str(tmp_path / "n2.txt")}},
+              "levels": {"level1": {"genes_path": str(tmp_path / "lg.txt"), "terms_path": str(tmp_path / "lt.txt"),
+                                    "adjacency_path": str(tmp_path / "la.txt")}}}
+    genes, nets, Y, _ = load_inputs(source, "level1")
+    assert genes == ["A", "B", "C", "D"] and sorted(nets) == ["one", "two"]
+    assert nets["two"].toarray()[1, 2] == nets["two"].toarray()[2, 1] == 2.0
+    assert Y.to_numpy().tolist() == [[1, 0], [1, 0], [0, 1], [0, 1]]
+
+
+def test_the_real_mashup_config_loads_the_issues_counts():
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[3]
+    if not (root.parent / "shared" / "data" / "yeast_mashup_string_mips").is_dir():
+        pytest.skip("../shared/data/yeast_mashup_string_mips is absent")
+    cfg = yaml.safe_load((root / "config" / "function_yeast_mashup.yaml").read_text())
+    source = cfg["function_benchmark"]["sources"]["yeast_mashup"]
+    source = {**source, "genes_path": str(root / source["genes_path"]),
+              "networks": {k: {"adjacency_path": str(root / v["adjacency_path"])} for k, v in source["networks"].items()},
+              "levels": {k: {f: str(root / p) for f, p in v.items()} for k, v in source["levels"].items()}}
+    genes, nets, Y, _ = load_inputs(source, "level1")
+    # Mashup's yeast benchmark: 6,400 genes, the 4 STRING channels of the snapshot, 17 MIPS level-1 terms
+    assert len(genes) == 6400 and sorted(nets) == ["cooccurence", "database", "fusion", "neighborhood"]
+    assert Y.shape == (6400, 17)
 
 
 # --- splits ---------------------------------------------------------------

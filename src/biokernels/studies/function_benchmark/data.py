@@ -212,7 +212,8 @@ def load_inputs(source: dict, level: str | None = None, seed: int = 0
     Parameters
     ----------
     source : dict
-        ``type`` ``mashup`` (``genes_path``, ``networks``: name -> path,
+        ``type`` ``mashup`` (``genes_path``, ``networks``: name ->
+        ``{adjacency_path}``, the config's layout,
         ``levels``: level -> ``{genes_path, terms_path, adjacency_path}``,
         ``min_genes``), ``edgelist`` (``network_path``, ``source_col``,
         ``target_col``, ``weight_col``, ``levels`` as for mashup,
@@ -249,7 +250,8 @@ def load_inputs(source: dict, level: str | None = None, seed: int = 0
     lab = levels[level]
     if kind == "mashup":
         genes = read_gene_list(source["genes_path"])
-        nets = {name: read_mashup_network(path, len(genes)) for name, path in source["networks"].items()}
+        nets = {name: read_mashup_network(net["adjacency_path"], len(genes))
+                for name, net in source["networks"].items()}
     elif kind == "edgelist":
         from biokernels.io.networks import adjacency_matrix, read_edge_list
 
