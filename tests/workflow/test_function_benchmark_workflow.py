@@ -18,7 +18,7 @@ def test_function_benchmark_on_the_tiny_planted_source(workdir):
     run_snakemake(["--cores", "2", "function_benchmark", "--configfile", str(TINY)], workdir, timeout=900)
     base = workdir / "results/function_benchmark/planted/level1"
     summary = pd.read_csv(base / "tables/benchmark.tsv", sep="\t")
-    assert {"diffusion[net1]", "mDKL[all]", "harmonic[sum]", "lgc[net1]", "Mashup"} <= set(summary["method"])
+    assert {"diffusion[net1]", "mDKL[all]", "CKA[mDKL]", "harmonic[sum]", "lgc[net1]", "Mashup"} <= set(summary["method"])
     assert (summary["n_trials"] == 2).all()
     w = pd.read_csv(base / "tables/wilcoxon.tsv", sep="\t")
     assert w["best"].nunique() == 1 and len(w) == 5 * (len(summary) - 1)

@@ -123,11 +123,11 @@ def _entry_eps(op) -> float:
 def _factor(build, jitter_scale: float, what: str, first: int = -1) -> tuple[torch.Tensor, float]:
     """(L, jitter): the Cholesky factor (lower triangle, in the buffer
     ``build()`` returns) of ``build() + jitter I``, with jitter
-    ``jitter_scale * 10^k`` for k = first, first + 1, ... (k = -1: jitter 0)
-    while the factorization breaks down (each try rebuilds the matrix: the
-    failed one overwrote it)."""
-    jitter = 0.0 if first < 0 else jitter_scale * 10.0 ** first
-    for k in range(max(first, -1) + 1, _JITTER_TRIES + 1):
+    0 (when first < 0), then ``jitter_scale * 10^k`` for k = max(first, 0),
+    ..., 5, while the factorization breaks down (each try rebuilds the
+    matrix: the failed one overwrote it)."""
+    tries = ([0.0] if first < 0 else []) + [jitter_scale * 10.0 ** k for k in range(max(first, 0), _JITTER_TRIES)]
+    for jitter in tries:
         A = build()
         A.diagonal().add_(jitter)
         try:
@@ -135,8 +135,7 @@ def _factor(build, jitter_scale: float, what: str, first: int = -1) -> tuple[tor
             return A.tril_(), jitter
         except NotPositiveDefiniteError:
             del A
-            jitter = jitter_scale * 10.0 ** k
-    raise ValueError(f"falkon: {what} is not positive definite even with {jitter:.3g} added to its diagonal")
+    raise ValueError(f"falkon: {what} is not positive definite even with {tries[-1]:.3g} added to its diagonal")
 
 
 def _condition_(H: torch.Tensor, L: torch.Tensor) -> None:
@@ -164,15 +163,29 @@ def _energy(G: torch.Tensor, d: torch.Tensor, lam: float) -> float:
     return max(float((G[:k, :k].mT @ d).square().sum()) - lam * float(d.square().sum()), 0.0)
 
 
+def _forward_(A: torch.Tensor, Y: torch.Tensor) -> None:
+    """In place ``Y <- T^{-1} Y`` with T the lower triangle of the square view
+    A (blocked forward substitution on views: no copy of A beyond one
+    diagonal block)."""
+    k_max = A.shape[0]
+    for k in range(0, k_max, _NB):
+        e = min(k + _NB, k_max)
+        Y[k:e] = torch.linalg.solve_triangular(torch.tril(A[k:e, k:e]), Y[k:e], upper=False)
+        if e < k_max:
+            Y[e:].addmm_(A[e:, k:e], Y[k:e], alpha=-1.0)
+
+
 def _inverse_frobenius2(G: torch.Tensor) -> float:
-    """``||G^{-1}||_F^2`` of the lower-triangular G, by column blocks."""
+    """``||G^{-1}||_F^2`` of the lower-triangular G, by column blocks
+    (``G^{-1} E`` for each block E of the identity; rows above the block are 0)."""
     m = G.shape[0]
     total = 0.0
     for s in range(0, m, _NB):
         e = min(s + _NB, m)
         E = torch.zeros((m - s, e - s), dtype=G.dtype, device=G.device)
         E[:e - s].fill_diagonal_(1.0)
-        total += float(torch.linalg.solve_triangular(G[s:, s:], E, upper=False).square().sum())
+        _forward_(G[s:, s:], E)
+        total += float(E.square().sum())
     return total
 
 
@@ -212,8 +225,8 @@ def _pass_and_solve(op, Yn, mu, J, lam, comm, log, product_dtype):
         error_est = change * r / (1.0 - r) if r < 1 else float("inf")
     else:
         error_est = float("nan")
-    if m == op.n:
-        error_est = 0.0  # every sample a centre: Nystrom kernel ridge is kernel ridge
+    if m == op.n and jitter == 0.0:
+        error_est = 0.0  # every sample a centre, no jitter: Nystrom kernel ridge is kernel ridge
     d_eff = m - lam * _inverse_frobenius2(G)
     coef = torch.linalg.solve_triangular(L.mT, beta, upper=True)
     rec = {"centres": m, "rank": m, "jitter": jitter, "trace_K": trK, "trace_nystrom": tr_nys,
@@ -282,7 +295,9 @@ def falkon_ridge(op: PairNTKOperator, Y, lam: float, *, centres: int | str = "au
         M, or "auto": M starts at twice the estimated effective dimension
         (the sum of :func:`ridge_leverage_scores`; at least
         :data:`~biokernels.solvers.matrix_free.MIN_CENTRES`) and doubles
-        while ``fit_error_est > tol``, within ``max_centres``.
+        while ``fit_error_est > tol``, within ``max_centres``. An estimate
+        that cannot be formed (NaN: fewer than 4 centres) counts as not
+        converged.
     tol : float > 0
     max_centres : int >= 1, the cap of "auto"
     sketch : int >= 1, columns of the leverage-score sketch
@@ -352,7 +367,7 @@ def falkon_ridge(op: PairNTKOperator, Y, lam: float, *, centres: int | str = "au
         _log(log, "falkon M=%d: fit change M/2->M %.2e, estimated distance to the exact fit %.2e (tol %.0e), "
              "d_eff %.1f, jitter %.2g, %.1f s", m, rec["fit_change"], rec["fit_error_est"], tol, rec["d_eff"],
              rec["jitter"], rec["seconds"])
-        if centres != "auto" or not (rec["fit_error_est"] > tol) or m >= cap:
+        if centres != "auto" or rec["fit_error_est"] <= tol or m >= cap:
             break
         del coef, L, G  # before the next pass allocates its own
         m = min(2 * m, cap)
@@ -361,7 +376,7 @@ def falkon_ridge(op: PairNTKOperator, Y, lam: float, *, centres: int | str = "au
             "sketch": min(int(sketch), n), "d_eff_leverage": d_eff_lev, "leverage_s": t_lev, "tol": tol,
             "max_centres": int(max_centres), "product_dtype": str(product_dtype).removeprefix("torch."),
             "processes": comm.world_size, "device": str(op.device), "dtype": str(op.dtype).removeprefix("torch."),
-            "converged": bool(not (passes[-1]["fit_error_est"] > tol)), "passes": passes, **passes[-1],
+            "converged": bool(passes[-1]["fit_error_est"] <= tol), "passes": passes, **passes[-1],
             "time_s": time.perf_counter() - t0, "intercept": mu}
     if exact == "always" or (exact == "unconverged" and not info["converged"]):
         _log(log, "falkon: the Nystrom fit's estimated distance to the exact fit is %.2e (tol %.0e): solving the "

@@ -162,3 +162,28 @@ def test_exact_by_cg_with_the_falkon_preconditioner_reaches_kernel_ridge_in_few_
     assert unconverged["info"]["method"] == "falkon+cg" and unconverged["info"]["nystrom_converged"] is False
     settled = falkon_ridge(op, p["Y"], lam, centres="auto", tol=10.0, exact="unconverged")
     assert settled["info"]["method"] == "falkon" and settled["centres"] is not None
+
+
+def test_the_blocked_factorizations_and_substitutions_equal_the_one_block_ones(p, monkeypatch):
+    import biokernels.solvers.falkon as falkon
+
+    lam = 0.5
+    op = op64(p)
+    one = falkon_ridge(op, p["Y"], lam, centres=120, seed=3)  # 120 < the default block: one block
+    monkeypatch.setattr(falkon, "_NB", 16)                   # 8 blocks: the blocked paths
+    many = falkon_ridge(op, p["Y"], lam, centres=120, seed=3)
+    # the same system; only the order of float64 sums differs, amplified by cond <= (lam_max + lam) / lam
+    K = dense(p, p["train"])
+    cond = (float(torch.linalg.matrix_norm(K, 2)) + lam) / lam
+    scale = float(one["coef"].abs().max())
+    assert float((many["coef"] - one["coef"]).abs().max()) <= 1e3 * EPS64 * cond * scale
+    for key in ("d_eff", "fit_change", "fit_error_est", "trace_nystrom"):
+        assert many["info"][key] == pytest.approx(one["info"][key], rel=1e-8), key
+    full = falkon_ridge(op, p["Y"], lam, centres=op.n)
+    ref, _ = exact_predictions(p, lam)
+    assert np.abs(predict_pairs(op, full, p["test"]) - ref).max() <= 100 * op.n * EPS64 * cond * np.abs(ref).max()
+
+
+def test_an_estimate_that_cannot_be_formed_is_not_converged(p):
+    fit = falkon_ridge(op64(p), p["Y"], 1.0, centres=3)  # fewer than 4 centres: no M/4 fit
+    assert math.isnan(fit["info"]["fit_error_est"]) and fit["info"]["converged"] is False

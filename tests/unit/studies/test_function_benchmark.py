@@ -290,3 +290,12 @@ def test_alignment_weights_favour_the_informative_kernel_and_read_training_label
     Ys = Y.copy()
     Ys[150:] = rng.permutation(Ys[150:])            # only the held-out rows change
     assert np.array_equal(alignment_weights([informative, noise], Ys, train), mu)
+
+
+def test_no_combination_across_networks_with_one_network():
+    genes, nets, Y = synthetic_inputs(80, 300, 3, 2, 0.2, np.random.default_rng(1))
+    cfg = {**CFG, "n_trials": 1, "diffusion": {**CFG["diffusion"], "networks": ["net1", "sum"]},
+           "propagation": {**CFG["propagation"], "networks": ["net1"], "methods": ["harmonic"]},
+           "mashup": {**CFG["mashup"], "enabled": False}}
+    methods = set(run_benchmark(nets, Y, cfg).metrics["method"])
+    assert "mDKL[net1]" in methods and not {"mDKL[all]", "eBaseline[all]", "CKA[mDKL]"} & methods

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from biokernels.errors import InputError
 from biokernels.kernels.diffusion import diffusion_betas
 from biokernels.solvers.dkl import DiffusionKernelLearning
 from biokernels.studies.diffusion.protocol import target_matrix
@@ -115,10 +116,12 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
     betas = diffusion_betas(dcfg["n_kernels"], dcfg["beta_step"])
     single = np.arange(len(betas))[::int(dcfg.get("single_every", 1))]
     combine_e, combine_m = None, None
-    across = "all" in dcfg.get("combine", []) and len(networks) > 1
-    # CKA[mDKL]: each network's spectrum and its per-trial mDKL spectra, combined at the end
-    learned = {} if "learned" in dcfg.get("combine", []) and len(networks) > 1 else None
-    for net, A in _networks(networks, dcfg["networks"], log).items():
+    diffused = _networks(networks, dcfg["networks"], log)
+    several = sum(net != "sum" for net in diffused) > 1  # a combination across networks needs two of them
+    across = "all" in dcfg.get("combine", []) and several
+    # CKA[mDKL]: each network's spectrum and its mDKL spectrum per trial, combined at the end
+    learned = {} if "learned" in dcfg.get("combine", []) and several else None
+    for net, A in diffused.items():
         t0 = time.perf_counter()
         spec = network_spectrum(A, dcfg.get("laplacian", "unnormalized"))
         S = spec.spectra(betas)
@@ -148,7 +151,7 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
                     K = spec.kernel(W @ S, genes)
                     svm_one_trial(method, t, K, {"weights": "shared"})
                     if form == "mDKL" and learned is not None and net != "sum":
-                        learned.setdefault(net, (spec, []))[1].append(W @ S)
+                        learned.setdefault(net, (spec, {}))[1][t] = W @ S
                     if form == "mDKL" and across and net != "sum":
                         if combine_m is None:
                             combine_m = [None] * len(trials)
@@ -174,7 +177,11 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
         names = list(learned)
         for t, (tr, _) in enumerate(trials):
             Ks = [learned[net][0].kernel(learned[net][1][t], genes) for net in names]
-            mu = alignment_weights(Ks, YE, tr)
+            try:
+                mu = alignment_weights(Ks, YE, tr)
+            except InputError as err:  # no kernel positively aligned with the training labels
+                say("CKA[mDKL], trial %d: %s; equal weights instead", t, err)
+                mu = np.full(len(Ks), 1.0 / np.sqrt(len(Ks)))
             K = Ks[0] * mu[0]
             for w, Kk in zip(mu[1:], Ks[1:]):
                 K += w * Kk
