@@ -23,9 +23,8 @@ import torch
 from biokernels.distributed import Comm
 from biokernels.kernels.ntk_operator import PairNTKOperator
 from biokernels.solvers.checks import check_lam
-from biokernels.solvers.matrix_free import MIN_CENTRES, _log, _nystrom_pass, _nystrom_targets
-from biokernels.solvers.ridge.cg import _pcg
-from biokernels.solvers.ridge.cholesky import _cholesky_, _cholesky_solve_
+from biokernels.solvers.matrix_free import MIN_CENTRES, _log, _nystrom_pass, _nystrom_targets, operator_pcg
+from biokernels.solvers.ridge.cholesky import _cholesky_, _cholesky_solve_, _forward_solve_
 from biokernels.solvers.ridge_core import NotPositiveDefiniteError
 
 __all__ = ["falkon_bytes", "falkon_max_centres", "falkon_preconditioner", "falkon_ridge", "leverage_order",
@@ -120,13 +119,12 @@ def _entry_eps(op) -> float:
     return float(torch.finfo(op.dtype).eps)
 
 
-def _factor(build, jitter_scale: float, what: str, first: int = -1) -> tuple[torch.Tensor, float]:
+def _factor(build, jitter_scale: float, what: str) -> tuple[torch.Tensor, float]:
     """(L, jitter): the Cholesky factor (lower triangle, in the buffer
-    ``build()`` returns) of ``build() + jitter I``, with jitter
-    0 (when first < 0), then ``jitter_scale * 10^k`` for k = max(first, 0),
-    ..., 5, while the factorization breaks down (each try rebuilds the
-    matrix: the failed one overwrote it)."""
-    tries = ([0.0] if first < 0 else []) + [jitter_scale * 10.0 ** k for k in range(max(first, 0), _JITTER_TRIES)]
+    ``build()`` returns) of ``build() + jitter I``, with jitter 0, then
+    ``jitter_scale * 10^k`` for k = 0, ..., 5, while the factorization breaks
+    down (each try rebuilds the matrix: the failed one overwrote it)."""
+    tries = [0.0] + [jitter_scale * 10.0 ** k for k in range(_JITTER_TRIES)]
     for jitter in tries:
         A = build()
         A.diagonal().add_(jitter)
@@ -163,18 +161,6 @@ def _energy(G: torch.Tensor, d: torch.Tensor, lam: float) -> float:
     return max(float((G[:k, :k].mT @ d).square().sum()) - lam * float(d.square().sum()), 0.0)
 
 
-def _forward_(A: torch.Tensor, Y: torch.Tensor) -> None:
-    """In place ``Y <- T^{-1} Y`` with T the lower triangle of the square view
-    A (blocked forward substitution on views: no copy of A beyond one
-    diagonal block)."""
-    k_max = A.shape[0]
-    for k in range(0, k_max, _NB):
-        e = min(k + _NB, k_max)
-        Y[k:e] = torch.linalg.solve_triangular(torch.tril(A[k:e, k:e]), Y[k:e], upper=False)
-        if e < k_max:
-            Y[e:].addmm_(A[e:, k:e], Y[k:e], alpha=-1.0)
-
-
 def _inverse_frobenius2(G: torch.Tensor) -> float:
     """``||G^{-1}||_F^2`` of the lower-triangular G, by column blocks
     (``G^{-1} E`` for each block E of the identity; rows above the block are 0)."""
@@ -184,7 +170,7 @@ def _inverse_frobenius2(G: torch.Tensor) -> float:
         e = min(s + _NB, m)
         E = torch.zeros((m - s, e - s), dtype=G.dtype, device=G.device)
         E[:e - s].fill_diagonal_(1.0)
-        _forward_(G[s:, s:], E)
+        _forward_solve_(G[s:, s:], E, _NB)
         total += float(E.square().sum())
     return total
 
@@ -388,7 +374,7 @@ def falkon_ridge(op: PairNTKOperator, Y, lam: float, *, centres: int | str = "au
         return {"coef": alpha, "centres": None, "intercept": mu, "info": info}
     if centres == "auto" and not info["converged"]:
         _log(log, "falkon: the estimated distance to the exact fit is still %.2e > tol %.0e at the cap of %d "
-             "centres; raise max_centres (and the memory budget) for a closer fit, or set exact", 
+             "centres; raise max_centres (and the memory budget) for a closer fit, or set exact",
              passes[-1]["fit_error_est"], tol, cap)
     return {"coef": coef, "centres": J, "intercept": mu, "info": info}
 
@@ -397,23 +383,9 @@ def _exact_by_cg(op, Yn, mu, J, L, G, lam, tol, max_iter, comm, log):
     """(alpha (n, c), info) of ``(K + lam I) alpha = Y - mean`` by CG with the
     Falkon preconditioner of the centres J."""
     n = op.n
-    mine = comm.row_range(n)
     B = torch.empty((n, Yn.shape[1]), dtype=op.dtype, device=op.device)
     for s in range(0, n, 65536):  # centred by blocks: no float64 copy of Y
         B[s:s + 65536] = torch.as_tensor(Yn[s:s + 65536] - (0.0 if mu is None else mu), dtype=op.dtype)
-    t1 = time.perf_counter()
-    precond = falkon_preconditioner(op, J, L, G, lam, comm)
-
-    def matvec(P: torch.Tensor) -> torch.Tensor:
-        return comm.gather_rows(op.matmul(P.contiguous(), rows=mine), n)
-
-    def progress(it, res, active):
-        _log(log, "falkon cg iteration %d: max relative residual %.3e, %d of %d outputs active, %.1f s", it, res,
-             active, B.shape[1], time.perf_counter() - t1)
-
-    alpha, it, history, converged, rel = _pcg(matvec, lam, B, precond, tol, max_iter, callback=progress)
-    if not converged:
-        _log(log, "falkon cg: not converged after %d iterations (max relative residual %.3e > %.0e)", it,
-             float(rel.max()), tol)
-    return alpha, {"iterations": it, "history": history, "cg_tol": tol, "converged": converged,
-                   "residual_max": float(rel.max()) if rel.numel() else 0.0, "cg_s": time.perf_counter() - t1}
+    alpha, info = operator_pcg(op, B, lam, falkon_preconditioner(op, J, L, G, lam, comm), tol, max_iter, comm, log,
+                               "falkon cg")
+    return alpha, {**info, "cg_tol": tol}

@@ -405,24 +405,42 @@ def cg_ridge(op: PairNTKOperator, Y, lam: float, *, tol: float = 1e-5, max_iter:
     if fit_intercept:
         del Yc  # the centred float64 copy; B holds the right-hand sides
 
+    alpha, cg_info = operator_pcg(op, B, lam, precond, tol, int(max_iter), comm, log, "cg")
+    info = {"method": "cg_matrix_free", "n": n, "n_rhs": int(B.shape[1]), "lam": lam, **cg_info,
+            "preconditioner": {"name": "nystrom", **pinfo} if precond else None, "precond_s": t1 - t0,
+            "processes": comm.world_size, "device": str(op.device),
+            "dtype": str(op.dtype).removeprefix("torch."), "time_s": time.perf_counter() - t0, "intercept": mu}
+    return {"coef": alpha, "intercept": mu, "info": info}
+
+
+def operator_pcg(op, B: torch.Tensor, lam: float, precond, tol: float, max_iter: int, comm: Comm, log,
+                 tag: str) -> tuple[torch.Tensor, dict]:
+    """``(K + lam I) alpha = B`` by :func:`biokernels.solvers.ridge._pcg` on the
+    operator, each product ``K P`` split over the processes' rows and gathered.
+
+    B (n, c) on every process; ``precond`` a callable ``R -> P^{-1} R`` or
+    None; ``tag`` names the solver in the log. Returns (alpha (n, c), info
+    with ``iterations``, ``converged``, ``history``, ``residual_max``,
+    ``cg_s``); a run that stops at ``max_iter`` is logged as not converged."""
+    n = op.n
+    mine = comm.row_range(n)
+    t1 = time.perf_counter()
+
     def matvec(P: torch.Tensor) -> torch.Tensor:
         return comm.gather_rows(op.matmul(P.contiguous(), rows=mine), n)
 
     def progress(it, res, active):
-        _log(log, "cg iteration %d: max relative residual %.3e, %d of %d columns active, %.1f s", it, res, active,
-             B.shape[1], time.perf_counter() - t1)
+        _log(log, "%s iteration %d: max relative residual %.3e, %d of %d columns active, %.1f s", tag, it, res,
+             active, B.shape[1], time.perf_counter() - t1)
 
     alpha, it, history, converged, rel = _pcg(matvec, lam, B, precond, tol, int(max_iter), callback=progress)
     _sync(op.device)
-    info = {"method": "cg_matrix_free", "n": n, "n_rhs": int(B.shape[1]), "lam": lam, "iterations": it,
-            "converged": converged, "history": history, "residual_max": float(rel.max()) if rel.numel() else 0.0,
-            "preconditioner": {"name": "nystrom", **pinfo} if precond else None, "precond_s": t1 - t0,
-            "cg_s": time.perf_counter() - t1, "processes": comm.world_size, "device": str(op.device),
-            "dtype": str(op.dtype).removeprefix("torch."), "time_s": time.perf_counter() - t0, "intercept": mu}
+    info = {"iterations": it, "converged": converged, "history": history,
+            "residual_max": float(rel.max()) if rel.numel() else 0.0, "cg_s": time.perf_counter() - t1}
     if not converged:
-        _log(log, "cg: not converged after %d iterations (max relative residual %.3e > tol %.0e)", it,
+        _log(log, "%s: not converged after %d iterations (max relative residual %.3e > tol %.0e)", tag, it,
              info["residual_max"], tol)
-    return {"coef": alpha, "intercept": mu, "info": info}
+    return alpha, info
 
 
 # --------------------------------------------------------------------------- predict

@@ -121,6 +121,7 @@ def test_memory_cap_is_the_largest_centre_count_that_fits():
     for budget, c in ((3 * 2**30, 978), (6 * 2**30, 978), (2**20, 1)):
         m = falkon_max_centres(budget, c)
         assert falkon_bytes(m, c, 0) <= budget < falkon_bytes(m + 1, c, 0)
+    # the figures the docstring, README and docs quote (the line above is the check of the rule)
     assert falkon_max_centres(3 * 2**30, 978) == 13474 and falkon_max_centres(6 * 2**30, 978) == 19346
     assert falkon_max_centres(0, 5) == 1
 

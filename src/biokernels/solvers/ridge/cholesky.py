@@ -90,17 +90,24 @@ def cholesky_inplace(K: ArrayLike, block_size: int = 2048) -> ArrayLike:
     return K
 
 
+def _forward_solve_(A: torch.Tensor, Y: torch.Tensor, nb: int) -> None:
+    """In place ``Y <- L^{-1} Y`` with L the lower triangle of A (blocked
+    forward substitution on views of A: no copy beyond one diagonal block,
+    so A may be a non-contiguous block of a larger factor)."""
+    n = A.shape[0]
+    for k in range(0, n, nb):
+        e = min(k + nb, n)
+        Y[k:e] = torch.linalg.solve_triangular(torch.tril(A[k:e, k:e]), Y[k:e], upper=False)
+        if e < n:
+            Y[e:].addmm_(A[e:, k:e], Y[k:e], alpha=-1.0)
+
+
 def _cholesky_solve_(A: torch.Tensor, Y: torch.Tensor, nb: int) -> None:
     """In place ``Y <- (L L^T)^{-1} Y`` with L the lower triangle of A
     (blocked forward then backward substitution)."""
     n = A.shape[0]
     starts = list(range(0, n, nb))
-    for k in starts:  # L z = y
-        e = min(k + nb, n)
-        L11 = torch.tril(A[k:e, k:e])
-        Y[k:e] = torch.linalg.solve_triangular(L11, Y[k:e], upper=False)
-        if e < n:
-            Y[e:].addmm_(A[e:, k:e], Y[k:e], alpha=-1.0)
+    _forward_solve_(A, Y, nb)  # L z = y
     for k in reversed(starts):  # L^T x = z
         e = min(k + nb, n)
         if e < n:

@@ -170,8 +170,8 @@ class SourceModel:
         :func:`~biokernels.solvers.falkon.falkon_ridge` (the same
         approximation with leverage-score centres, in two M x M buffers
         instead of seven; with ``falkon_exact`` not ``never``, then the
-        exact system by CG preconditioned with it). ``auto``: the exact Cholesky while its Gram fits
-        ``settings["memory_budget_gib"]``
+        exact system by CG preconditioned with it). ``auto``: the exact
+        Cholesky while its Gram fits ``settings["memory_budget_gib"]``
         (:func:`~biokernels.solvers.matrix_free.choose_solver`), ``falkon``
         beyond that, with M capped by the same budget; the choice and its
         reason are in ``info_``.

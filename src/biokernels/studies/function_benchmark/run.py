@@ -22,6 +22,7 @@ import scipy.sparse as sp
 from biokernels.errors import InputError
 from biokernels.kernels.diffusion import diffusion_betas
 from biokernels.solvers.dkl import DiffusionKernelLearning
+from biokernels.solvers.kernel_lists import combine_kernels
 from biokernels.studies.diffusion.protocol import target_matrix
 from biokernels.studies.function_benchmark.kernels import alignment_weights, network_spectrum
 from biokernels.studies.function_benchmark.mashup import mashup_embedding
@@ -148,10 +149,11 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
                 B = spec.project(target_matrix(Yfull, train_mask))
                 W = np.asarray(DiffusionKernelLearning(form, lam=dcfg["lam"]).fit(S, B).weights_)
                 if W.ndim == 1:
-                    K = spec.kernel(W @ S, genes)
+                    s = W @ S
+                    K = spec.kernel(s, genes)
                     svm_one_trial(method, t, K, {"weights": "shared"})
                     if form == "mDKL" and learned is not None and net != "sum":
-                        learned.setdefault(net, (spec, {}))[1][t] = W @ S
+                        learned.setdefault(net, (spec, {}))[1][t] = s
                     if form == "mDKL" and across and net != "sum":
                         if combine_m is None:
                             combine_m = [None] * len(trials)
@@ -182,9 +184,7 @@ def run_benchmark(networks: Mapping[str, sp.csr_array], Y: pd.DataFrame, cfg: Ma
             except InputError as err:  # no kernel positively aligned with the training labels
                 say("CKA[mDKL], trial %d: %s; equal weights instead", t, err)
                 mu = np.full(len(Ks), 1.0 / np.sqrt(len(Ks)))
-            K = Ks[0] * mu[0]
-            for w, Kk in zip(mu[1:], Ks[1:]):
-                K += w * Kk
+            K = combine_kernels(Ks, mu)
             del Ks
             svm_one_trial("CKA[mDKL]", t, K, {f"w_{net}": float(w) for net, w in zip(names, mu)})
         seconds["CKA[mDKL]"] = time.perf_counter() - t0
