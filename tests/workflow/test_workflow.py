@@ -295,12 +295,17 @@ def test_a_data_set_with_its_own_beta_grid_on_the_same_splits(workdir):
     """A source's `beta_step` overrides the grid for that data set only, and
     `splits_of` gives it the same network, tasks and splits as the other."""
     tiny = yaml.safe_load(TINY_DKL.read_text())["diffusion"]["sources"]["tiny"]
-    cfg = {"diffusion": {"datasets": ["tiny", "tiny_fine"],
+    cfg = {"diffusion": {"datasets": ["tiny", "tiny_fine", "tiny_cv"],
+                         "kernel_scale_cv": {"formulation": "mDKL", "candidates": [
+                             {"laplacian": "unnormalized", "step_factor": 1.0},
+                             {"laplacian": "unnormalized", "step_factor": 0.5}]},
                          "sources": {"tiny_fine": {**tiny, "beta_step": 0.25, "splits_of": "tiny",
-                                                   "deviation": "beta step 0.25"}}}}
+                                                   "deviation": "beta step 0.25"},
+                                     "tiny_cv": {**tiny, "splits_of": "tiny", "kernel_scale": "inner_cv",
+                                                 "deviation": "train-only choice of the step"}}}}
     path = workdir / "config/fine.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    targets = [f"results/diffusion/{ds}/splits/00/kernel_roc.tsv" for ds in ("tiny", "tiny_fine")]
+    targets = [f"results/diffusion/{ds}/splits/00/kernel_roc.tsv" for ds in ("tiny", "tiny_fine", "tiny_cv")]
     targets += [f"resources/diffusion/{ds}/splits/01.tsv" for ds in ("tiny", "tiny_fine")]
     run_snakemake(["--cores", "2", *targets, "--configfile", str(TINY_DKL), str(path)], workdir)
     res = workdir / "resources/diffusion"
@@ -311,6 +316,15 @@ def test_a_data_set_with_its_own_beta_grid_on_the_same_splits(workdir):
     # -step * i in float64, through a TSV: pytest.approx's default rel 1e-6 absorbs rounding
     assert betas["tiny"] == pytest.approx([-0.5 * i for i in range(6, 0, -1)])      # the config's 0.5
     assert betas["tiny_fine"] == pytest.approx([-0.25 * i for i in range(6, 0, -1)])
+    # both candidates of tiny_cv's choice are configured data sets on its inputs: it takes the
+    # chosen one's tables instead of recomputing them
+    scale = pd.read_csv(workdir / "results/diffusion/tiny_cv/splits/00/kernel_scale.tsv", sep="\t")
+    step = float(scale.loc[scale["chosen"], "beta_step"].iloc[0])
+    sibling = {0.5: "tiny", 0.25: "tiny_fine"}[step]
+    for t in ("roc", "kernel_roc", "weights", "inner_cv"):
+        assert (workdir / f"results/diffusion/tiny_cv/splits/00/{t}.tsv").read_bytes() == \
+            (workdir / f"results/diffusion/{sibling}/splits/00/{t}.tsv").read_bytes(), t
+    assert f"the tables of data set {sibling}" in (workdir / "results/diffusion/tiny_cv/logs/split_00.log").read_text()
 
 
 @pytest.mark.parametrize("fine, match", [

@@ -96,12 +96,17 @@ rule diffusion_eigen:
 
 
 rule diffusion_split:
-    """GPU-tagged: kernel blocks are built with torch on `device`."""
+    """GPU-tagged: kernel blocks are built with torch on `device`. A
+    train-only kernel-scale choice takes the tables of a configured
+    fixed-scale data set with the chosen scale and the same inputs
+    (`siblings`) instead of recomputing them. One thread: two single-thread
+    splits side by side get through more splits than one on two threads."""
     input:
         eigen=diffusion_eigen_files,
         edges="resources/diffusion/{ds}/edges.tsv",
         labels="resources/diffusion/{ds}/labels.tsv",
         splits="resources/diffusion/{ds}/splits/{split}.tsv",
+        siblings=diffusion_sibling_files,
     output:
         roc="results/diffusion/{ds}/splits/{split}/roc.tsv",
         scale="results/diffusion/{ds}/splits/{split}/kernel_scale.tsv",
@@ -115,7 +120,7 @@ rule diffusion_split:
         "results/diffusion/{ds}/benchmarks/split_{split}.tsv"
     conda:
         ENV_TORCH
-    threads: 2
+    threads: 1
     resources:
         gpu=1,
         slurm_partition=GPU_PARTITION,
@@ -124,6 +129,7 @@ rule diffusion_split:
         cfg=diffusion_params(DIFFUSION_SPLIT_KEYS),
         seed=SEED,
         device=DEVICE,
+        siblings=diffusion_siblings,
     script:
         "../scripts/diffusion_split.py"
 

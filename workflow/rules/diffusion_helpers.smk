@@ -6,6 +6,9 @@ import urllib.parse  # noqa: E402
 
 from biokernels.config import DIFFUSION_SOURCE_DEFAULTS  # noqa: E402
 from biokernels.studies.diffusion.data import source_file_problems  # noqa: E402
+from biokernels.studies.diffusion.protocol.kernel_scale import (
+    scale_siblings,
+)  # noqa: E402
 
 DIFFUSION = config["diffusion"]
 DIFFUSION_DATASETS = DIFFUSION["datasets"]
@@ -42,6 +45,8 @@ DIFFUSION_SM1_KEYS = (
     "classifier_settings",
 )
 DIFFUSION_SENSITIVITY_KEYS = (*DIFFUSION_SPLIT_KEYS, "sensitivity")
+# the tables a split job writes that do not depend on its kernel-scale choice
+DIFFUSION_SPLIT_TABLES = ("roc", "kernel_roc", "weights", "times", "inner_cv")
 # 00 = the given split
 DIFFUSION_SPLITS = [f"{i:02d}" for i in range(DIFFUSION["n_random_splits"] + 1)]
 
@@ -135,6 +140,43 @@ def diffusion_eigen_files(wildcards):
         f"resources/diffusion/{wildcards.ds}/eigen_{lap}.npz"
         for lap in diffusion_laplacians(wildcards.ds)
     ]
+
+
+def diffusion_siblings(wildcards):
+    """The fixed-scale data sets whose split a train-only kernel-scale choice
+    may take (biokernels...kernel_scale.scale_siblings), each with the files
+    its split ran on and wrote: a list of dicts (laplacian, beta_step,
+    dataset, and the paths)."""
+    ds = wildcards.ds
+    sources = {d: diffusion_source(d) for d in [*DIFFUSION_DATASETS, ds]}
+    sib = scale_siblings(
+        ds,
+        sources,
+        DIFFUSION["beta_step"],
+        DIFFUSION["kernel_scale_cv"]["candidates"],
+    )
+    out = []
+    for (lap, step), other in sib.items():
+        res = f"results/diffusion/{other}/splits/{wildcards.split}"
+        out.append(
+            {
+                "laplacian": lap,
+                "beta_step": step,
+                "dataset": other,
+                "edges": f"resources/diffusion/{other}/edges.tsv",
+                "labels": f"resources/diffusion/{other}/labels.tsv",
+                "splits": f"resources/diffusion/{other}/splits/{wildcards.split}.tsv",
+                "eigen": f"resources/diffusion/{other}/eigen_{lap}.npz",
+                **{t: f"{res}/{t}.tsv" for t in DIFFUSION_SPLIT_TABLES},
+            }
+        )
+    return out
+
+
+def diffusion_sibling_files(wildcards):
+    """Every file of diffusion_siblings, as the split job's input."""
+    keep = ("edges", "labels", "splits", "eigen", *DIFFUSION_SPLIT_TABLES)
+    return [s[k] for s in diffusion_siblings(wildcards) for k in keep]
 
 
 def diffusion_paper_outputs(kind, number, required=False):

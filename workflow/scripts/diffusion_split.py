@@ -1,12 +1,15 @@
 """Snakemake entry (GPU-tagged): every method of the diffusion study on one split."""
 
+import shutil
+
+import numpy as np
 import pandas as pd
 
 from biokernels.device import log_device
 from biokernels.io.networks import adjacency_matrix
-from biokernels.studies.diffusion.data import load_eigens
 from biokernels.logs import rule_logger
-from biokernels.studies.diffusion.protocol import run_split
+from biokernels.studies.diffusion.data import load_eigens
+from biokernels.studies.diffusion.protocol import run_split, same_split_inputs, split_kernel_scale
 
 smk = snakemake  # noqa: F821
 log = rule_logger(smk.log[0])
@@ -14,14 +17,29 @@ cfg = smk.params.cfg
 device = log_device(smk.params.device, log)
 eigens, labels, train_mask = load_eigens(list(smk.input.eigen), smk.input.labels, smk.input.splits,
                                          smk.wildcards.split)
-edges = pd.read_csv(smk.input.edges, sep="\t", dtype={"protein_a": str, "protein_b": str})
-_, A = adjacency_matrix(edges, list(labels.index))
-# the rule's threads run the classifier fits of the tasks in parallel (results do not depend on it)
-res, scale = run_split(cfg, eigens, labels, train_mask, smk.params.seed, adjacency=A, device=device,
-                       log=log, n_jobs=smk.threads)
-res.roc.to_csv(smk.output.roc, sep="\t", index=False)
-res.kernel_roc.to_csv(smk.output.kernel_roc, sep="\t", index=False)
-res.weights.to_csv(smk.output.weights, sep="\t", index=False)
-res.times.to_csv(smk.output.times, sep="\t", index=False)
-res.cv.to_csv(smk.output.cv, sep="\t", index=False)
+chosen, scale = split_kernel_scale(cfg, eigens, labels, train_mask, smk.params.seed, device, log)
+outputs = {"roc": smk.output.roc, "kernel_roc": smk.output.kernel_roc, "weights": smk.output.weights,
+           "times": smk.output.times, "inner_cv": smk.output.cv}
+sibling = next((s for s in smk.params.siblings if s["laplacian"] == chosen.laplacian
+                and np.isclose(s["beta_step"], chosen.beta_step)), None)
+why = "no configured data set has this scale" if sibling is None else same_split_inputs(
+    {"edges": smk.input.edges, "labels": smk.input.labels, "splits": smk.input.splits}, sibling,
+    eigens[chosen.laplacian])
+if why is None:
+    log.info("chosen scale %s: the tables of data set %s (same network, labels, split, eigendecomposition "
+             "and settings), not recomputed", chosen.name, sibling["dataset"])
+    for table, path in outputs.items():
+        shutil.copyfile(sibling[table], path)
+else:
+    if sibling is not None:
+        log.info("chosen scale %s: recomputed, not taken from data set %s (%s)", chosen.name,
+                 sibling["dataset"], why)
+    edges = pd.read_csv(smk.input.edges, sep="\t", dtype={"protein_a": str, "protein_b": str})
+    _, A = adjacency_matrix(edges, list(labels.index))
+    # the rule's threads run the classifier fits of the tasks in parallel (results do not depend on it)
+    res, _ = run_split(cfg, eigens, labels, train_mask, smk.params.seed, adjacency=A, device=device,
+                       log=log, n_jobs=smk.threads, scale=(chosen, scale))
+    for table, frame in (("roc", res.roc), ("kernel_roc", res.kernel_roc), ("weights", res.weights),
+                         ("times", res.times), ("inner_cv", res.cv)):
+        frame.to_csv(outputs[table], sep="\t", index=False)
 scale.to_csv(smk.output.scale, sep="\t", index=False)

@@ -419,3 +419,63 @@ def test_run_sensitivity_and_run_sm1_use_the_chosen_scale(planted_small):
     pd.testing.assert_frame_equal(weights, weights2)
     for off in ({"sm1": {**sm1, "enabled": False}}, {"sm1": sm1, "deviation": "normalized Laplacian"}):
         assert all(len(t) == 0 for t in run_sm1({**cfg, **off}, {}, labels, train, scale, cv))
+
+
+# --- a train-only scale choice takes a sibling's split -----------------------
+
+from biokernels.studies.diffusion.protocol import same_split_inputs, scale_siblings, split_kernel_scale  # noqa: E402
+
+_CANDS = [{"laplacian": "unnormalized", "step_factor": 1.0}, {"laplacian": "normalized", "step_factor": 1.0},
+          {"laplacian": "unnormalized", "step_factor": 0.5}, {"laplacian": "unnormalized", "step_factor": 0.1}]
+
+
+def test_scale_siblings_are_the_fixed_data_sets_with_a_candidate_scale_and_the_same_rest():
+    base = {"type": "edgelist", "network_path": "net.tsv", "min_annotated": 10, "sha256": {"network": "ab"}}
+    sources = {
+        "paper": base,
+        "norm": {**base, "splits_of": "paper", "laplacian": "normalized", "deviation": "x", "description": "n"},
+        "half": {**base, "splits_of": "paper", "beta_step": 0.05, "deviation": "y"},
+        "half_again": {**base, "splits_of": "paper", "beta_step": 0.05},        # a second one: the first wins
+        "tenth_other_terms": {**base, "splits_of": "paper", "beta_step": 0.01, "min_annotated": 5},
+        "other_splits": {**base, "beta_step": 0.01},                             # its own splits
+        "cv": {**base, "splits_of": "paper", "kernel_scale": "inner_cv", "deviation": "z"},
+    }
+    got = scale_siblings("cv", sources, 0.1, _CANDS)
+    assert got == {("unnormalized", 0.1): "paper", ("normalized", 0.1): "norm", ("unnormalized", 0.05): "half"}
+    assert scale_siblings("paper", sources, 0.1, _CANDS) == {}                 # a fixed scale chooses nothing
+
+
+def test_same_split_inputs_compares_the_files_and_the_eigendecomposition(tmp_path):
+    def write(name, text):
+        p = tmp_path / name
+        p.write_text(text)
+        return str(p)
+
+    d, P = np.array([0.0, 1.0]), np.eye(2)
+    np.savez(tmp_path / "eig.npz", d=d, P=P)
+    own = {"edges": write("e1", "a\tb\n"), "labels": write("l1", "x\n"), "splits": write("s1", "1\n")}
+    sib = {"edges": write("e2", "a\tb\n"), "labels": write("l2", "x\n"), "splits": write("s2", "1\n"),
+           "eigen": str(tmp_path / "eig.npz")}
+    assert same_split_inputs(own, sib, (d, P)) is None
+    assert "eig.npz" in same_split_inputs(own, sib, (d, P + 1e-15))
+    write("l2", "y\n")
+    assert same_split_inputs(own, sib, (d, P)) == f"{sib['labels']} differs from {own['labels']}"
+
+
+def test_the_chosen_scale_s_split_is_the_fixed_data_set_s(planted_small):
+    """What a reuse rests on: run_split after the train-only choice equals
+    run_split of the data set fixed at the chosen scale (same seed, one
+    thread: the same arithmetic)."""
+    A, d, P, labels, train = planted_small
+    cfg = {"n_kernels": 4, "beta_step": 0.5, "lam": 1e-6, "formulations": ["mDKL"], "solver": "auto",
+           "svm_C_grid": [1.0], "inner_folds": 2, "laplacian": "unnormalized", "unannotated": "negative",
+           "kernel_scale": "inner_cv",
+           "kernel_scale_cv": {"formulation": "mDKL", "candidates": [_CANDS[0], _CANDS[2]]}}
+    eigens = {"unnormalized": (d, P)}
+    chosen, table = split_kernel_scale(cfg, eigens, labels, train, 0, "cpu")
+    res, table2 = run_split(cfg, eigens, labels, train, 0, device="cpu", scale=(chosen, table))
+    pd.testing.assert_frame_equal(table, table2)
+    fixed = {**cfg, "kernel_scale": "fixed", "beta_step": chosen.beta_step}
+    res_fixed, _ = run_split(fixed, eigens, labels, train, 0, device="cpu")
+    for a, b in ((res.roc, res_fixed.roc), (res.weights, res_fixed.weights), (res.cv, res_fixed.cv)):
+        pd.testing.assert_frame_equal(a, b)

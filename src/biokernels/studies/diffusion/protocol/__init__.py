@@ -19,9 +19,10 @@ from biokernels.studies.diffusion.protocol.classifiers import (CLASSIFIERS, SMO_
                                                                 smo_of, svm_classifier)
 from biokernels.studies.diffusion.protocol.inner_cv import choose_C
 from biokernels.studies.diffusion.protocol.kernel_scale import (ScaleCandidate, choose_kernel_scale, chosen_scale,
-                                                                 scale_candidates)
+                                                                 same_split_inputs, scale_candidates, scale_siblings)
 from biokernels.studies.diffusion.protocol.masks import annotated_mask, split_masks, split_rows, target_matrix
-from biokernels.studies.diffusion.protocol.run import _eval_mask, run_sensitivity, run_sm1, run_split
+from biokernels.studies.diffusion.protocol.run import (_eval_mask, run_sensitivity, run_sm1, run_split,
+                                                       split_kernel_scale)
 from biokernels.studies.diffusion.protocol.scoring import (_is_binary_precomputed_svc, _smo_block_scores,
                                                             _smo_solve, convex_start, fit_task_scores,
                                                             kernel_scores, smo_task_scores, svm_task_scores,
@@ -34,6 +35,7 @@ from biokernels.studies.diffusion.protocol.split import (FORMULATIONS, SplitResu
 __all__ = ["CLASSIFIERS", "FORMULATIONS", "SMOSVC", "SMO_TOL", "KernelBlocks", "ScaleCandidate", "SplitResult",
            "annotated_mask", "choose_C", "choose_kernel_scale", "chosen_scale", "classifier_of", "convex_start",
            "evaluate_sm1", "evaluate_split", "fit_task_scores", "kernel_scores", "make_classifier",
-           "run_sensitivity", "run_sm1", "run_split", "scale_candidates", "sensitivity_table",
+           "run_sensitivity", "run_sm1", "run_split", "same_split_inputs", "scale_candidates", "scale_siblings",
+           "sensitivity_table", "split_kernel_scale",
            "sm1_empty_tables", "smo_of", "smo_task_scores", "split_masks", "split_rows", "svm_classifier",
            "svm_task_scores", "target_matrix", "task_aucs", "task_scores"]

@@ -1,14 +1,16 @@
 """The kernel scale of a split (Laplacian and beta grid): the candidates a
 data set configures (:func:`scale_candidates`), the train-only choice among
 them by inner cross-validation (:func:`choose_kernel_scale`, a labelled
-deviation from the paper's fixed scale) and the chosen row of its table
-(:func:`chosen_scale`).
+deviation from the paper's fixed scale), the chosen row of its table
+(:func:`chosen_scale`), and the fixed-scale data sets whose split results
+the choice may take (:func:`scale_siblings`, :func:`same_split_inputs`).
 """
 
 from __future__ import annotations
 
+import filecmp
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -196,3 +198,75 @@ def chosen_scale(scale: pd.DataFrame, source: str = "scale table") -> tuple[str,
     if len(rows) != 1:
         raise ValueError(f"{source}: expected one chosen kernel scale, found {len(rows)}")
     return str(rows.iloc[0]["laplacian"]), float(rows.iloc[0]["beta_step"])
+
+
+#: Source keys that may differ between a data set and a sibling whose split
+#: it reuses: what names or labels the data set, and what sets its scale.
+SCALE_KEYS = frozenset({"description", "deviation", "laplacian", "beta_step", "kernel_scale", "splits_of"})
+
+
+def scale_siblings(name: str, sources: Mapping[str, Mapping], default_step: float,
+                   candidates: list[Mapping]) -> dict[tuple[str, float], str]:
+    """The configured data sets whose split results a train-only kernel-scale
+    choice may take instead of recomputing them.
+
+    A sibling of ``name`` (a data set with ``kernel_scale: inner_cv``) has
+    ``kernel_scale: fixed``, the same splits (``splits_of``, or its own
+    name), the same source settings apart from :data:`SCALE_KEYS`, and the
+    Laplacian and beta step of one candidate. Its split is then the very
+    computation :func:`evaluate_split` would run on that candidate (the
+    study's settings and seed are shared by every data set).
+
+    Parameters
+    ----------
+    name : str
+        The data set choosing its scale.
+    sources : mapping data set -> source settings
+        The configured data sets only (``diffusion.datasets``).
+    default_step : float
+        ``diffusion.beta_step``, the step of a source without its own.
+    candidates : list of mappings
+        ``diffusion.kernel_scale_cv.candidates`` (``laplacian``, ``step_factor``).
+
+    Returns
+    -------
+    dict (laplacian, beta step) -> sibling data set, one per candidate that
+    has one (the first configured); empty for a fixed-scale data set.
+    """
+    def step_of(src):
+        return float(src.get("beta_step", default_step))
+
+    def splits(ds):
+        return sources[ds].get("splits_of", ds)
+
+    me = sources[name]
+    if me.get("kernel_scale", "fixed") != "inner_cv":
+        return {}
+    rest = {k: v for k, v in me.items() if k not in SCALE_KEYS}
+    out: dict[tuple[str, float], str] = {}
+    for c in candidates:
+        lap, step = str(c["laplacian"]), step_of(me) * float(c["step_factor"])
+        for ds, src in sources.items():
+            if (ds != name and src.get("kernel_scale", "fixed") == "fixed" and splits(ds) == splits(name)
+                    and src.get("laplacian", "unnormalized") == lap and np.isclose(step_of(src), step)
+                    and {k: v for k, v in src.items() if k not in SCALE_KEYS} == rest):
+                out.setdefault((lap, step), ds)
+    return out
+
+
+def same_split_inputs(own: Mapping[str, str], sibling: Mapping[str, str],
+                      eigen: tuple[np.ndarray, np.ndarray]) -> str | None:
+    """Whether a sibling's split ran on this split's inputs: None when they
+    are the same, else the reason they are not.
+
+    ``own`` and ``sibling`` map ``edges``, ``labels`` and ``splits`` to
+    paths, compared byte for byte (:func:`filecmp.cmp`); ``sibling`` also
+    maps ``eigen`` to its ``.npz``, whose ``d`` and ``P`` must equal
+    ``eigen`` = (d, P) exactly."""
+    for key in ("edges", "labels", "splits"):
+        if not filecmp.cmp(own[key], sibling[key], shallow=False):
+            return f"{sibling[key]} differs from {own[key]}"
+    with np.load(sibling["eigen"]) as f:
+        if not (np.array_equal(f["d"], eigen[0]) and np.array_equal(f["P"], eigen[1])):
+            return f"{sibling['eigen']}: another eigendecomposition than this data set's"
+    return None

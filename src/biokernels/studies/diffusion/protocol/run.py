@@ -1,6 +1,7 @@
 """Config-level entry points of the workflow's diffusion jobs: one split
-(:func:`run_split`), SM1 (:func:`run_sm1`) and the sensitivity table
-(:func:`run_sensitivity`) as a data set configures them.
+(:func:`run_split`, its kernel scale :func:`split_kernel_scale`), SM1
+(:func:`run_sm1`) and the sensitivity table (:func:`run_sensitivity`) as a
+data set configures them.
 
 The beta grid ``beta_i = -step * i`` (i = 1..n_kernels) is built only by
 :func:`biokernels.kernels.diffusion.diffusion_betas`; these functions take
@@ -17,19 +18,49 @@ import pandas as pd
 
 from biokernels.kernels.diffusion import diffusion_betas
 from biokernels.studies.diffusion.protocol.classifiers import classifier_of
-from biokernels.studies.diffusion.protocol.kernel_scale import choose_kernel_scale, chosen_scale, scale_candidates
+from biokernels.studies.diffusion.protocol.kernel_scale import (ScaleCandidate, choose_kernel_scale, chosen_scale,
+                                                                 scale_candidates)
 from biokernels.studies.diffusion.protocol.masks import annotated_mask
 from biokernels.studies.diffusion.protocol.sensitivity import sensitivity_table
 from biokernels.studies.diffusion.protocol.sm1_eval import evaluate_sm1, sm1_empty_tables
 from biokernels.studies.diffusion.protocol.split import SplitResult, evaluate_split
 
 
+def split_kernel_scale(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd.DataFrame,
+                       train_mask: np.ndarray, seed: int, device: str = "auto", log=None
+                       ) -> tuple[ScaleCandidate, pd.DataFrame]:
+    """The kernel scale of one split as a data set configures it: its own
+    (``kernel_scale: fixed``) or the train-only choice of
+    :func:`choose_kernel_scale` (``inner_cv``, which sees no test protein).
+
+    Parameters: as :func:`run_split`.
+
+    Returns
+    -------
+    the chosen ScaleCandidate, and the scale table (one row per candidate
+    and C for ``inner_cv``; one row for ``fixed``) with a ``chosen`` column,
+    the record of the choice for this split.
+    """
+    cands = scale_candidates(cfg, eigens)
+    if cfg.get("kernel_scale", "fixed") == "fixed":
+        scale = pd.DataFrame([{"candidate": cands[0].name, "laplacian": cands[0].laplacian,
+                               "beta_step": cands[0].beta_step, "C": np.nan, "inner_auc": np.nan,
+                               "score": np.nan, "best_C": np.nan, "chosen": True}])
+        return cands[0], scale
+    scv = cfg["kernel_scale_cv"]
+    chosen, scale = choose_kernel_scale(cands, Y, train_mask, cfg["n_kernels"], cfg["lam"], cfg["svm_C_grid"],
+                                        cfg["inner_folds"], seed, scv["formulation"], device, cfg["solver"],
+                                        _eval_mask(cfg, Y), log, classifier_of(cfg))
+    return cands[chosen], scale
+
+
 def run_split(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd.DataFrame,
               train_mask: np.ndarray, seed: int, adjacency=None, device: str = "auto",
-              log=None, *, reference: bool = False, n_jobs: int = 1) -> tuple[SplitResult, pd.DataFrame]:
+              log=None, *, reference: bool = False, n_jobs: int = 1,
+              scale: tuple[ScaleCandidate, pd.DataFrame] | None = None) -> tuple[SplitResult, pd.DataFrame]:
     """One split of the diffusion study as a data set configures it: the
-    kernel scale (fixed, or the train-only choice of
-    :func:`choose_kernel_scale`), then :func:`evaluate_split` on it.
+    kernel scale (:func:`split_kernel_scale`), then :func:`evaluate_split`
+    on it.
 
     Parameters
     ----------
@@ -44,38 +75,27 @@ def run_split(cfg: dict, eigens: dict[str, tuple[np.ndarray, np.ndarray]], Y: pd
     Y, train_mask, seed, adjacency, device, log : as in :func:`evaluate_split`
     reference, n_jobs : keyword-only, as in :func:`evaluate_split` (the
         kernel-scale choice, when any, always takes the reference path)
+    scale : keyword-only, optional
+        The result of :func:`split_kernel_scale` for these arguments, when
+        the caller has it already (it is not recomputed).
 
     Returns
     -------
-    SplitResult of the chosen scale, and the scale table (one row per
-    candidate and C for ``inner_cv``; one row for ``fixed``) with a
-    ``chosen`` column, the record of the choice for this split.
+    SplitResult of the chosen scale, and the scale table of
+    :func:`split_kernel_scale`.
     """
     eval_mask = _eval_mask(cfg, Y)
     if eval_mask is not None and log:
         log.info("unannotated: exclude: %d of %d proteins carry no annotation and are neither "
                  "trained on nor scored (they stay in the network)", int((~eval_mask).sum()), len(Y))
-    classifier = classifier_of(cfg)
-    cands = scale_candidates(cfg, eigens)
-    if cfg.get("kernel_scale", "fixed") == "fixed":
-        chosen = 0
-        scale = pd.DataFrame([{"candidate": cands[0].name, "laplacian": cands[0].laplacian,
-                               "beta_step": cands[0].beta_step, "C": np.nan, "inner_auc": np.nan,
-                               "score": np.nan, "best_C": np.nan, "chosen": True}])
-    else:
-        scv = cfg["kernel_scale_cv"]
-        chosen, scale = choose_kernel_scale(cands, Y, train_mask, cfg["n_kernels"], cfg["lam"],
-                                            cfg["svm_C_grid"], cfg["inner_folds"], seed,
-                                            scv["formulation"], device, cfg["solver"], eval_mask, log,
-                                            classifier)
-    c = cands[chosen]
+    c, table = split_kernel_scale(cfg, eigens, Y, train_mask, seed, device, log) if scale is None else scale
     res = evaluate_split(c.P, c.d, Y, train_mask, diffusion_betas(cfg["n_kernels"], c.beta_step),
                          cfg["lam"], cfg["svm_C_grid"], cfg["inner_folds"], seed,
                          tuple(cfg["formulations"]), adjacency=adjacency, device=device,
-                         solver=cfg["solver"], log=log, eval_mask=eval_mask, classifier=classifier,
+                         solver=cfg["solver"], log=log, eval_mask=eval_mask, classifier=classifier_of(cfg),
                          reference=reference, n_jobs=n_jobs)
     res.notes["kernel_scale"] = c.name
-    return res, scale
+    return res, table
 
 
 def _eval_mask(cfg: Mapping, Y: pd.DataFrame) -> np.ndarray | None:
