@@ -45,8 +45,14 @@ DIFFUSION_SM1_KEYS = (
     "classifier_settings",
 )
 DIFFUSION_SENSITIVITY_KEYS = (*DIFFUSION_SPLIT_KEYS, "sensitivity")
-# the tables a split job writes that do not depend on its kernel-scale choice
-DIFFUSION_SPLIT_TABLES = ("roc", "kernel_roc", "weights", "times", "inner_cv")
+# the tables of a split job that a train-only scale choice may copy: output name -> file stem
+DIFFUSION_SPLIT_TABLES = {
+    "roc": "roc",
+    "kernel_roc": "kernel_roc",
+    "weights": "weights",
+    "times": "times",
+    "cv": "inner_cv",
+}
 # 00 = the given split
 DIFFUSION_SPLITS = [f"{i:02d}" for i in range(DIFFUSION["n_random_splits"] + 1)]
 
@@ -135,9 +141,13 @@ def diffusion_laplacians(ds):
     return [src.get("laplacian", "unnormalized")]
 
 
+def diffusion_eigen_path(ds, laplacian):
+    return f"resources/diffusion/{ds}/eigen_{laplacian}.npz"
+
+
 def diffusion_eigen_files(wildcards):
     return [
-        f"resources/diffusion/{wildcards.ds}/eigen_{lap}.npz"
+        diffusion_eigen_path(wildcards.ds, lap)
         for lap in diffusion_laplacians(wildcards.ds)
     ]
 
@@ -166,8 +176,11 @@ def diffusion_siblings(wildcards):
                 "edges": f"resources/diffusion/{other}/edges.tsv",
                 "labels": f"resources/diffusion/{other}/labels.tsv",
                 "splits": f"resources/diffusion/{other}/splits/{wildcards.split}.tsv",
-                "eigen": f"resources/diffusion/{other}/eigen_{lap}.npz",
-                **{t: f"{res}/{t}.tsv" for t in DIFFUSION_SPLIT_TABLES},
+                "eigen": diffusion_eigen_path(other, lap),
+                "tables": {
+                    key: f"{res}/{stem}.tsv"
+                    for key, stem in DIFFUSION_SPLIT_TABLES.items()
+                },
             }
         )
     return out
@@ -175,8 +188,17 @@ def diffusion_siblings(wildcards):
 
 def diffusion_sibling_files(wildcards):
     """Every file of diffusion_siblings, as the split job's input."""
-    keep = ("edges", "labels", "splits", "eigen", *DIFFUSION_SPLIT_TABLES)
-    return [s[k] for s in diffusion_siblings(wildcards) for k in keep]
+    return [
+        path
+        for s in diffusion_siblings(wildcards)
+        for path in (
+            s["edges"],
+            s["labels"],
+            s["splits"],
+            s["eigen"],
+            *s["tables"].values(),
+        )
+    ]
 
 
 def diffusion_paper_outputs(kind, number, required=False):

@@ -18,8 +18,6 @@ device = log_device(smk.params.device, log)
 eigens, labels, train_mask = load_eigens(list(smk.input.eigen), smk.input.labels, smk.input.splits,
                                          smk.wildcards.split)
 chosen, scale = split_kernel_scale(cfg, eigens, labels, train_mask, smk.params.seed, device, log)
-outputs = {"roc": smk.output.roc, "kernel_roc": smk.output.kernel_roc, "weights": smk.output.weights,
-           "times": smk.output.times, "inner_cv": smk.output.cv}
 sibling = next((s for s in smk.params.siblings if s["laplacian"] == chosen.laplacian
                 and np.isclose(s["beta_step"], chosen.beta_step)), None)
 why = "no configured data set has this scale" if sibling is None else same_split_inputs(
@@ -28,8 +26,8 @@ why = "no configured data set has this scale" if sibling is None else same_split
 if why is None:
     log.info("chosen scale %s: the tables of data set %s (same network, labels, split, eigendecomposition "
              "and settings), not recomputed", chosen.name, sibling["dataset"])
-    for table, path in outputs.items():
-        shutil.copyfile(sibling[table], path)
+    for key, path in sibling["tables"].items():
+        shutil.copyfile(path, smk.output[key])
 else:
     if sibling is not None:
         log.info("chosen scale %s: recomputed, not taken from data set %s (%s)", chosen.name,
@@ -39,7 +37,7 @@ else:
     # the rule's threads run the classifier fits of the tasks in parallel (results do not depend on it)
     res, _ = run_split(cfg, eigens, labels, train_mask, smk.params.seed, adjacency=A, device=device,
                        log=log, n_jobs=smk.threads, scale=(chosen, scale))
-    for table, frame in (("roc", res.roc), ("kernel_roc", res.kernel_roc), ("weights", res.weights),
-                         ("times", res.times), ("inner_cv", res.cv)):
-        frame.to_csv(outputs[table], sep="\t", index=False)
+    for key, frame in (("roc", res.roc), ("kernel_roc", res.kernel_roc), ("weights", res.weights),
+                       ("times", res.times), ("cv", res.cv)):
+        frame.to_csv(smk.output[key], sep="\t", index=False)
 scale.to_csv(smk.output.scale, sep="\t", index=False)

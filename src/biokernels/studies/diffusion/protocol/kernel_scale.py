@@ -236,21 +236,23 @@ def scale_siblings(name: str, sources: Mapping[str, Mapping], default_step: floa
     def step_of(src):
         return float(src.get("beta_step", default_step))
 
-    def splits(ds):
-        return sources[ds].get("splits_of", ds)
+    def rest(src):
+        return {k: v for k, v in src.items() if k not in SCALE_KEYS}
 
     me = sources[name]
     if me.get("kernel_scale", "fixed") != "inner_cv":
         return {}
-    rest = {k: v for k, v in me.items() if k not in SCALE_KEYS}
+    # fixed-scale data sets on the same splits and inputs: (laplacian, step) -> data set, first one kept
+    fixed: list[tuple[str, float, str]] = [
+        (src.get("laplacian", "unnormalized"), step_of(src), ds) for ds, src in sources.items()
+        if ds != name and src.get("kernel_scale", "fixed") == "fixed"
+        and src.get("splits_of", ds) == me.get("splits_of", name) and rest(src) == rest(me)]
     out: dict[tuple[str, float], str] = {}
     for c in candidates:
         lap, step = str(c["laplacian"]), step_of(me) * float(c["step_factor"])
-        for ds, src in sources.items():
-            if (ds != name and src.get("kernel_scale", "fixed") == "fixed" and splits(ds) == splits(name)
-                    and src.get("laplacian", "unnormalized") == lap and np.isclose(step_of(src), step)
-                    and {k: v for k, v in src.items() if k not in SCALE_KEYS} == rest):
-                out.setdefault((lap, step), ds)
+        match = next((ds for flap, fstep, ds in fixed if flap == lap and np.isclose(fstep, step)), None)
+        if match is not None:
+            out[(lap, step)] = match
     return out
 
 
